@@ -1,0 +1,130 @@
+"""Private numerical helpers: stable log-space arithmetic and convex-geometry primitives.
+
+Everything that more than one module needs lives here once: log(1 - e^x), log(e^a - e^b),
+standard-normal tails in log space, the lower convex hull of points and the upper envelope of lines.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+__all__ = [
+    "log1mexp",
+    "logsubexp",
+    "norm_cdf",
+    "norm_sf",
+    "norm_isf",
+    "log_norm_cdf",
+    "lower_hull",
+    "line_envelope",
+]
+
+LN2 = float(np.log(2.0))
+
+
+def log1mexp(x: np.ndarray | float) -> np.ndarray:
+    """log(1 - e^x) for x <= 0, accurate near 0 and for very negative x (Maechler 2012)."""
+    x = np.asarray(x, dtype=float)
+    out = np.full(x.shape, -np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        near = x > -LN2
+        out = np.where(near, np.log(-np.expm1(np.minimum(x, -1e-300))), np.log1p(-np.exp(x)))
+    out = np.where(x == 0, -np.inf, out)
+    return out
+
+
+def logsubexp(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    """log(e^a - e^b) for a >= b (returns -inf where a == b)."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    with np.errstate(invalid="ignore"):
+        d = np.where(np.isneginf(b), -np.inf, b - a)
+    return np.where(np.isneginf(a), -np.inf, a + log1mexp(np.minimum(d, 0.0)))
+
+
+def norm_cdf(x: np.ndarray | float) -> np.ndarray:
+    """Φ(x), accurate in both tails."""
+    return special.ndtr(x)
+
+
+def norm_sf(x: np.ndarray | float) -> np.ndarray:
+    """1 - Φ(x) = Φ(-x), accurate in the upper tail."""
+    return special.ndtr(-np.asarray(x, dtype=float))
+
+
+def log_norm_cdf(x: np.ndarray | float) -> np.ndarray:
+    """log Φ(x) (scipy.special.log_ndtr)."""
+    return special.log_ndtr(x)
+
+
+def norm_isf(a: np.ndarray | float) -> np.ndarray:
+    """Φ⁻¹(1 - a), accurate for tiny a and for a close to 1.
+
+    Uses -Φ⁻¹(a) for a < 1/2 (no rounding of 1 - a) and Φ⁻¹(1 - a) otherwise (1 - a exact there).
+    """
+    a = np.asarray(a, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.where(a < 0.5, -special.ndtri(a), special.ndtri(1.0 - a))
+
+
+def lower_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Indices of the lower convex hull of points sorted by x (Andrew's monotone chain).
+
+    Points with equal x keep only the lowest. Returns indices into the input in increasing x.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    order = np.lexsort((y, x))
+    hull: list[int] = []
+    last_x = None
+    for i in order:
+        if last_x is not None and x[i] == last_x:
+            continue  # same x, higher y: not on the lower hull
+        last_x = x[i]
+        while len(hull) >= 2:
+            o, a = hull[-2], hull[-1]
+            cross = (x[a] - x[o]) * (y[i] - y[o]) - (y[a] - y[o]) * (x[i] - x[o])
+            if cross <= 0:
+                hull.pop()
+            else:
+                break
+        hull.append(int(i))
+    return np.asarray(hull, dtype=int)
+
+
+def line_envelope(slopes: np.ndarray, intercepts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Breakpoints on [0, 1] of max(0, max_i (intercepts_i + slopes_i x)), a convex PL function.
+
+    Returns ``(x, y)`` with x increasing from 0 to 1. Used to turn a list of affine minorants (for
+    example the lines 1 - δ_i - e^{ε_i} α of a privacy profile) into a piecewise-linear curve.
+    """
+    s = np.append(np.asarray(slopes, dtype=float), 0.0)
+    c = np.append(np.asarray(intercepts, dtype=float), 0.0)
+    # Upper envelope of lines: sort by slope, keep for equal slopes the largest intercept.
+    order = np.lexsort((c, s))
+    s, c = s[order], c[order]
+    keep = np.append(s[1:] != s[:-1], True)
+    s, c = s[keep], c[keep]
+    # For a max of lines on [0, 1] the line active at x = 0 has the largest intercept; as x grows
+    # the active line's slope increases. Standard convex-hull trick over lines sorted by slope.
+    hs: list[int] = []
+    for i in range(len(s)):
+        while len(hs) >= 2:
+            j, k = hs[-2], hs[-1]
+            # line k is useless if intersection(j, i) <= intersection(j, k)
+            if (c[i] - c[j]) * (s[k] - s[j]) >= (c[k] - c[j]) * (s[i] - s[j]):
+                hs.pop()
+            else:
+                break
+        hs.append(i)
+    hs_arr = np.asarray(hs)
+    s, c = s[hs_arr], c[hs_arr]
+    # line k is active on [xs[k-1], xs[k]]; intersections are increasing after the pruning
+    xs = (c[:-1] - c[1:]) / (s[1:] - s[:-1])
+    k0 = int(np.searchsorted(xs, 0.0, side="right"))
+    k1 = int(np.searchsorted(xs, 1.0, side="left"))
+    inner = np.arange(k0, k1)
+    pts_x = np.concatenate([[0.0], xs[inner], [1.0]])
+    vals = np.concatenate([[c[k0]], c[inner] + s[inner] * xs[inner], [c[k1] + s[k1]]])
+    return pts_x, vals

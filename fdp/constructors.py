@@ -1,0 +1,89 @@
+"""General constructors of trade-off curves: from distributions, privacy profiles and points."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._checks import as_array, check_prob_vector
+from ._numerics import line_envelope
+from .tradeoff import PiecewiseLinear
+
+__all__ = ["from_distributions", "from_eps_delta", "from_points"]
+
+
+def from_distributions(p: Any, q: Any) -> PiecewiseLinear:
+    """The exact curve T(P, Q) of two discrete distributions on the same outcomes (MATH §1).
+
+    Neyman–Pearson: outcomes are ordered by likelihood ratio q_i/p_i (zeros allowed on either
+    side: q_i > 0 = p_i is a loss of +∞, p_i > 0 = q_i of −∞); the curve is piecewise linear with a
+    kink at every distinct ratio and randomizes at the atoms. Exact at every α.
+
+    Parameters
+    ----------
+    p, q : probability vectors of the same length (each summing to 1 within 1e-9).
+
+    Examples
+    --------
+    >>> f = from_distributions([0.75, 0.25], [0.25, 0.75])  # randomized response, ε = ln 3
+    >>> float(f(0.1)), round(float(f.epsilon(0.0)), 12) == round(float(np.log(3.0)), 12)
+    (0.7, True)
+    """
+    p = check_prob_vector("p", p)
+    q = check_prob_vector("q", q)
+    if p.shape != q.shape:
+        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
+    return PiecewiseLinear.from_masses(p / p.sum(), q / q.sum())
+
+
+def from_eps_delta(eps: Any, delta: Any) -> PiecewiseLinear:
+    """The curve sup_i f_{ε_i, δ_i} implied by a privacy profile (DRS Prop 2.12). Exact.
+
+    A mechanism that is (ε_i, δ_i)-DP for every i is f-DP for this f; it is the upper envelope of
+    the lines 1 − δ_i − e^{ε_i} α and e^{−ε_i}(1 − δ_i − α) and 0.
+
+    Parameters
+    ----------
+    eps : array of ε_i ≥ 0; delta : array of δ_i ∈ [0, 1], the same shape.
+
+    Examples
+    --------
+    >>> f = from_eps_delta([1.0], [0.01])
+    >>> round(float(f(0.1)), 6)
+    0.718172
+    """
+    e = np.atleast_1d(as_array("eps", eps, low=0.0))
+    d = np.atleast_1d(as_array("delta", delta, low=0.0, high=1.0))
+    if e.shape != d.shape or e.ndim != 1:
+        raise ValueError(
+            f"eps and delta must be 1-D arrays of the same length, got shapes {e.shape} and "
+            f"{d.shape}"
+        )
+    with np.errstate(over="ignore"):
+        big = np.exp(np.minimum(e, 700.0))
+    small = np.exp(-e)
+    slopes = np.concatenate([-big, -small])
+    inter = np.concatenate([1.0 - d, small * (1.0 - d)])
+    x, y = line_envelope(slopes, inter)
+    return PiecewiseLinear(x, np.minimum(y, 1.0 - x))
+
+
+def from_points(alpha: Any, beta: Any, *, exact: bool = False) -> PiecewiseLinear:
+    """The piecewise-linear curve through sampled points of a trade-off curve.
+
+    Returns the lower convex envelope of the points together with (1, 0) (and (0, 1) when no
+    point has α = 0). This is an interpolation, not a bound: chords of a convex curve lie above
+    it, so the result is ≥ the sampled curve between the points (optimistic). Pass
+    ``exact=True`` when the points are the exact breakpoints of a piecewise-linear curve.
+
+    Points with β > 1 − α are an error.
+
+    Examples
+    --------
+    >>> f = from_points([0.0, 0.5], [0.8, 0.1], exact=True)
+    >>> round(float(f(0.25)), 6)
+    0.45
+    """
+    kind = "exact" if exact else "approximation"
+    return PiecewiseLinear.from_points(alpha, beta, kind=kind)

@@ -1,0 +1,320 @@
+"""The closed-form families: G_μ, f_{ε,δ}, Laplace L_μ and the identity Id (MATH §2).
+
+Each family overrides the generic algorithms of :class:`fdp.TradeOff` with its closed forms for
+evaluation, inverse, δ(ε), ε(δ) and the binned privacy-loss distribution used by the composition
+engine. All results are exact (to float64 rounding, with log-space arithmetic in the tails).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import gdp
+from ._checks import check_scalar
+from ._numerics import norm_cdf, norm_isf, norm_sf
+from .tradeoff import LossBins, PiecewiseLinear, TradeOff
+
+__all__ = ["Gaussian", "EpsDelta", "Laplace", "Identity"]
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _tex_num(x: float) -> str:
+    s = f"{x:.3g}"
+    if "e" in s:
+        m, e = s.split("e")
+        return (f"{m}\\cdot" if m != "1" else "") + f"10^{{{int(e)}}}"
+    return s
+
+
+def normal_bin_masses(z: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """Standard-normal masses of the bins (z_j, z_{j+1}] and of the tails below z_0, above z_M.
+
+    Differences are taken in whichever tail keeps relative precision.
+    """
+    up = z[:-1] >= 0
+    mass = np.where(up, norm_sf(z[:-1]) - norm_sf(z[1:]), norm_cdf(z[1:]) - norm_cdf(z[:-1]))
+    return np.maximum(mass, 0.0), float(norm_cdf(z[0])), float(norm_sf(z[-1]))
+
+
+class Gaussian(TradeOff):
+    """G_μ = T(N(0, 1), N(μ, 1)): G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (DRS Def 2.6). Exact.
+
+    Adding N(0, Δ²/μ²) noise to a query of L2 sensitivity Δ is μ-GDP (DRS Thm 2.7). μ = 0 is Id.
+
+    Parameters
+    ----------
+    mu : float, 0 ≤ μ < ∞.
+
+    Examples
+    --------
+    >>> f = Gaussian(1.0)
+    >>> round(f(0.05), 6), round(f.epsilon(1e-5), 6)
+    (0.740489, 4.377178)
+    >>> (Gaussian(3.0) @ Gaussian(4.0)).mu
+    5.0
+    """
+
+    def __init__(self, mu: Any) -> None:
+        self.mu = check_scalar("mu", mu, low=0.0)
+
+    def _eval(self, alpha: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return norm_cdf(norm_isf(alpha) - self.mu)
+
+    def inverse(self) -> Gaussian:
+        """G_μ is symmetric: G_μ⁻¹ = G_μ."""
+        return self
+
+    @property
+    def is_symmetric(self) -> bool:
+        return True
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        return np.asarray(gdp.delta(self.mu, eps), dtype=float)
+
+    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        return np.asarray(gdp.epsilon(self.mu, delta), dtype=float)
+
+    def _loss_bins(self, edges: np.ndarray) -> LossBins:
+        m = self.mu
+        if m == 0.0:
+            return _point_loss_bins(edges, 0.0)
+        # L = μX − μ²/2 with X ~ N(0,1) under P and X ~ N(μ, 1) under Q
+        p, pb, pa = normal_bin_masses((edges + m * m / 2.0) / m)
+        q, qb, qa = normal_bin_masses((edges - m * m / 2.0) / m)
+        return LossBins(p=p, q=q, p_below=pb, q_below=qb, p_above=pa, q_above=qa, q_inf=0.0)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Gaussian) and other.mu == self.mu
+
+    def __hash__(self) -> int:
+        return hash(("Gaussian", self.mu))
+
+    def __repr__(self) -> str:
+        return f"Gaussian(mu={_fmt(self.mu)})"
+
+    def _label(self) -> str:
+        return f"$G_{{{_fmt(self.mu)}}}$"
+
+
+def _point_loss_bins(edges: np.ndarray, loss: float) -> LossBins:
+    """All P- and Q-mass at one finite loss value (loss 0 for the identity)."""
+    nb = edges.size - 1
+    p = np.zeros(nb)
+    j = int(np.searchsorted(edges, loss, side="left")) - 1
+    below = above = 0.0
+    if j < 0:
+        below = 1.0
+    elif j >= nb:
+        above = 1.0
+    else:
+        p[j] = 1.0
+    return LossBins(
+        p=p, q=p.copy(), p_below=below, q_below=below, p_above=above, q_above=above, q_inf=0.0
+    )
+
+
+class EpsDelta(PiecewiseLinear):
+    """f_{ε,δ}(α) = max{0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)}: (ε, δ)-DP (DRS Prop 2.5). Exact.
+
+    Breakpoints (0, 1 − δ), (α_m, e^{−ε}(1 − δ − α_m)) with α_m = (1 − δ)/(1 + e^ε), (1 − δ, 0).
+
+    Parameters
+    ----------
+    eps : float, 0 ≤ ε < ∞.
+    delta : float, 0 ≤ δ ≤ 1.
+
+    Examples
+    --------
+    >>> f = EpsDelta(1.0, 0.01)
+    >>> round(f(0.1), 6)
+    0.718172
+    >>> f.delta(1.0), round(f.epsilon(0.01), 12)
+    (0.01, 1.0)
+    """
+
+    def __init__(self, eps: Any, delta: Any = 0.0) -> None:
+        self.eps = check_scalar("eps", eps, low=0.0)
+        self.delta_ = check_scalar("delta", delta, low=0.0, high=1.0)
+        e, d = self.eps, self.delta_
+        r = 1.0 / (1.0 + math.exp(e)) if e < 700 else 0.0  # 1/(1+e^ε)
+        s = 1.0 - r  # e^ε/(1+e^ε), computed without cancellation below
+        am = (1.0 - d) * r
+        comp = d * r + s  # 1 − α_m = 1 − β_m = (δ + e^ε)/(1 + e^ε)
+        a = [0.0, am, 1.0 - d, 1.0]
+        b = [1.0 - d, am, 0.0, 0.0]
+        ac = [1.0, comp, d, 0.0]
+        bc = [d, comp, 1.0, 1.0]
+        keep = [0]
+        for i in range(1, 4):  # drop repeated breakpoints (ε = 0 or δ ∈ {0, 1})
+            if a[i] > a[keep[-1]]:
+                keep.append(i)
+        super().__init__(
+            np.array([a[i] for i in keep]),
+            np.array([b[i] for i in keep]),
+            alpha_c=np.array([ac[i] for i in keep]),
+            beta_c=np.array([bc[i] for i in keep]),
+        )
+
+    def inverse(self) -> EpsDelta:
+        """f_{ε,δ} is symmetric."""
+        return self
+
+    @property
+    def is_symmetric(self) -> bool:  # type: ignore[override]
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, EpsDelta) and other.eps == self.eps and other.delta_ == self.delta_
+        )
+
+    def __hash__(self) -> int:
+        return hash(("EpsDelta", self.eps, self.delta_))
+
+    def __repr__(self) -> str:
+        return f"EpsDelta(eps={_fmt(self.eps)}, delta={_fmt(self.delta_)})"
+
+    def _label(self) -> str:
+        return f"$f_{{{_tex_num(self.eps)},{_tex_num(self.delta_)}}}$"
+
+
+class Laplace(TradeOff):
+    """L_μ = T(Lap(0, 1), Lap(μ, 1)) (DRS Sec 2.3, MATH §2). Exact.
+
+    L_μ(α) = 1 − e^μ α for α < e^{−μ}/2; e^{−μ}/(4α) for e^{−μ}/2 ≤ α ≤ 1/2; e^{−μ}(1 − α) for
+    α > 1/2. The Laplace mechanism with sensitivity Δ and scale b is L_{Δ/b}-DP. Its δ(ε) is
+    1 − e^{(ε − μ)/2} for 0 ≤ ε ≤ μ and 0 beyond.
+
+    Examples
+    --------
+    >>> f = Laplace(1.0)
+    >>> round(f(0.3), 6), round(f.delta(0.5), 6)
+    (0.306566, 0.221199)
+    >>> f.epsilon(0.0)
+    1.0
+    """
+
+    def __init__(self, mu: Any) -> None:
+        self.mu = check_scalar("mu", mu, low=0.0)
+
+    def _eval(self, alpha: np.ndarray) -> np.ndarray:
+        m = self.mu
+        em = math.exp(-m)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            left = 1.0 - np.exp(m) * alpha if m < 700 else np.where(alpha == 0, 1.0, 0.0)
+            mid = em / (4.0 * alpha)
+            right = em * (1.0 - alpha)
+        out = np.where(alpha < em / 2.0, left, np.where(alpha <= 0.5, mid, right))
+        return np.where(alpha == 0.0, 1.0, out)
+
+    def inverse(self) -> Laplace:
+        """L_μ is symmetric."""
+        return self
+
+    @property
+    def is_symmetric(self) -> bool:
+        return True
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        m = self.mu
+        pos = np.abs(eps)
+        dpos = np.where(pos < m, -np.expm1(np.minimum(pos - m, 0.0) / 2.0), 0.0)
+        # symmetric curves: δ(−ε) = 1 − e^{−ε} + e^{−ε} δ(ε)
+        with np.errstate(over="ignore"):
+            neg = -np.expm1(np.minimum(eps, 0.0)) + np.exp(np.minimum(eps, 0.0)) * dpos
+        return np.where(eps >= 0, dpos, neg)
+
+    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.maximum(self.mu + 2.0 * np.log1p(-delta), 0.0)
+
+    def _loss_bins(self, edges: np.ndarray) -> LossBins:
+        m = self.mu
+        if m == 0.0:
+            return _point_loss_bins(edges, 0.0)
+        nb = edges.size - 1
+        # continuous part: L = 2x − μ, x ∈ (0, μ); P[L ∈ (a, b]] = (e^{−(a+μ)/2} − e^{−(b+μ)/2})/2
+        lo = np.clip(edges[:-1], -m, m)
+        hi = np.clip(edges[1:], -m, m)
+        p = 0.5 * np.exp(-(lo + m) / 2.0) * -np.expm1(-(hi - lo) / 2.0)
+        # Q is the mirror image: Q[L ∈ (a, b]] = P[L ∈ [−b, −a)]
+        q = 0.5 * np.exp(-(m - hi) / 2.0) * -np.expm1(-(hi - lo) / 2.0)
+        p_below = q_below = p_above = q_above = 0.0
+        em = math.exp(-m)
+        # atoms: L = −μ with P 1/2, Q e^{−μ}/2; L = μ with P e^{−μ}/2, Q 1/2
+        for loss, pm, qm in ((-m, 0.5, em / 2.0), (m, em / 2.0, 0.5)):
+            j = int(np.searchsorted(edges, loss, side="left")) - 1
+            if j < 0:
+                p_below += pm
+                q_below += qm
+            elif j >= nb:
+                p_above += pm
+                q_above += qm
+            else:
+                p[j] += pm
+                q[j] += qm
+        # continuous mass outside the grid
+        e0, em_ = edges[0], edges[-1]
+        if e0 > -m:
+            c = -np.expm1(-(min(e0, m) + m) / 2.0) / 2.0  # P[−μ < L ≤ e0]
+            p_below += c
+            q_below += 0.5 * math.exp(-m) * (math.exp((min(e0, m) + m) / 2.0) - 1.0)
+        if em_ < m:
+            lo_ = max(em_, -m)
+            p_above += 0.5 * math.exp(-(lo_ + m) / 2.0) * -math.expm1(-(m - lo_) / 2.0)
+            q_above += 0.5 * -math.expm1(-(m - lo_) / 2.0)
+        return LossBins(
+            p=p, q=q, p_below=p_below, q_below=q_below, p_above=p_above, q_above=q_above,
+            q_inf=0.0,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Laplace) and other.mu == self.mu
+
+    def __hash__(self) -> int:
+        return hash(("Laplace", self.mu))
+
+    def __repr__(self) -> str:
+        return f"Laplace(mu={_fmt(self.mu)})"
+
+    def _label(self) -> str:
+        return f"$L_{{{_fmt(self.mu)}}}$"
+
+
+class Identity(PiecewiseLinear):
+    """Id(α) = 1 − α: perfect privacy, the unit of composition. Exact.
+
+    Examples
+    --------
+    >>> Identity()(0.25)
+    0.75
+    """
+
+    def __init__(self) -> None:
+        super().__init__(np.array([0.0, 1.0]), np.array([1.0, 0.0]))
+
+    def inverse(self) -> Identity:
+        return self
+
+    @property
+    def is_symmetric(self) -> bool:  # type: ignore[override]
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Identity)
+
+    def __hash__(self) -> int:
+        return hash("Identity")
+
+    def __repr__(self) -> str:
+        return "Identity()"
+
+    def _label(self) -> str:
+        return "$\\mathrm{Id}$"

@@ -1,0 +1,496 @@
+"""Trade-off curves: the base class and the exact piecewise-linear curve.
+
+A trade-off function f: [0, 1] → [0, 1] is convex, continuous, non-increasing and f(α) ≤ 1 − α
+(Dong, Roth & Su 2022, "Gaussian Differential Privacy", below DRS, Prop 2.2). Every curve in fdp is a
+:class:`TradeOff`; the closed-form families live in :mod:`fdp.families`, numeric compositions in
+:mod:`fdp.composition`. Operations (composition, group privacy, subsampling, …) return new curves;
+curves are immutable.
+
+Privacy-loss view (MATH §1): with L = log dQ/dP, the Neyman–Pearson tests threshold L, so
+α(t) = P[L > t] and 1 − β(t) = Q[L > t]. A piecewise-linear curve is exactly the curve of a pair of
+discrete distributions: segment j carries P-mass p_j and Q-mass q_j, with loss log(q_j / p_j).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from ._checks import as_array, check_int
+from ._numerics import lower_hull
+
+if TYPE_CHECKING:  # pragma: no cover
+    import matplotlib.axes
+
+__all__ = ["TradeOff", "PiecewiseLinear", "LossBins", "Kind"]
+
+Kind = Literal["exact", "bracket", "approximation"]
+
+#: Tolerance used by :meth:`TradeOff.dominates` and the axiom checks.
+DOMINATES_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class LossBins:
+    """Masses of the privacy loss L = log dQ/dP binned on a grid of edges e_0 < … < e_M.
+
+    ``p[j]``, ``q[j]`` are P[L ∈ (e_j, e_{j+1}]] and Q[L ∈ (e_j, e_{j+1}]]; ``*_below`` is the
+    mass with L ≤ e_0 (finite L for Q; P may include L = −∞), ``*_above`` the mass with
+    e_M < L < ∞, and ``q_inf`` the Q-mass at L = +∞ (where P has none).
+    """
+
+    p: np.ndarray
+    q: np.ndarray
+    p_below: float
+    q_below: float
+    p_above: float
+    q_above: float
+    q_inf: float
+
+
+def _as_alpha(alpha: Any) -> np.ndarray:
+    return as_array("alpha", alpha, low=0.0, high=1.0)
+
+
+def _scalar_or_array(x: np.ndarray, like: np.ndarray) -> float | np.ndarray:
+    return float(x) if like.ndim == 0 else x
+
+
+class TradeOff:
+    """Base class of trade-off curves f(α) = β.
+
+    Subclasses implement ``_eval`` (vectorized on a float array in [0, 1]) and, where a closed form
+    exists, ``_delta``, ``_epsilon``, ``inverse`` and ``_loss_bins``. The generic fallbacks here
+    are numerical and documented as such.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.Gaussian(1.0)
+    >>> round(f(0.05), 6)
+    0.740489
+    >>> round(f.delta(1.0), 6)
+    0.126937
+    """
+
+    #: what the curve is: "exact", "bracket" (certified lower/upper) or "approximation".
+    kind: Kind = "exact"
+
+    # ------------------------------------------------------------------ evaluation
+    def __call__(self, alpha: Any) -> float | np.ndarray:
+        """β = f(α), vectorized over α ∈ [0, 1]."""
+        a = _as_alpha(alpha)
+        out = np.clip(np.asarray(self._eval(np.atleast_1d(a)), dtype=float), 0.0, None)
+        out = np.minimum(out, 1.0 - np.atleast_1d(a))
+        return _scalar_or_array(out.reshape(a.shape), a)
+
+    def _eval(self, alpha: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError(f"{type(self).__name__} must implement _eval")
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def lower(self) -> TradeOff:
+        """A certified lower curve (≤ the true curve everywhere). Exact curves return themselves."""
+        if self.kind == "approximation":
+            raise AttributeError(
+                f"{self!r} is an approximation and carries no certified lower curve"
+            )
+        return self
+
+    @property
+    def upper(self) -> TradeOff:
+        """A certified upper curve (≥ the true curve everywhere). Exact curves return themselves."""
+        if self.kind == "approximation":
+            raise AttributeError(
+                f"{self!r} is an approximation and carries no certified upper curve"
+            )
+        return self
+
+    def inverse(self) -> TradeOff:
+        """f⁻¹(α) = inf{t ∈ [0, 1] : f(t) ≤ α} (DRS Def 2.3 ff.); T(P, Q)⁻¹ = T(Q, P).
+
+        The generic version tabulates f on a fine grid and inverts the piecewise-linear
+        interpolation (an approximation); families override it with their closed form.
+        """
+        pl = self.to_piecewise()
+        return pl.inverse()
+
+    def to_piecewise(self, n: int = 4001) -> PiecewiseLinear:
+        """The chord interpolation of f through n points dense near α = 0 and 1.
+
+        Chords of a convex curve lie above it, so the result is ≥ f (an upper approximation).
+        """
+        t = np.linspace(0.0, 1.0, n)
+        a = np.unique(np.concatenate([0.5 * (1 - np.cos(np.pi * t)), np.logspace(-16, -1, 200)]))
+        return PiecewiseLinear.from_points(a, self(a), kind="approximation")
+
+    @property
+    def is_symmetric(self) -> bool:
+        """Whether f = f⁻¹ (checked on a grid to 1e-9 for general curves)."""
+        a = np.linspace(0.0, 1.0, 1001)
+        return bool(np.max(np.abs(self(a) - self.inverse()(a))) <= 1e-9)
+
+    def dominates(self, other: TradeOff, tol: float = DOMINATES_TOL) -> bool:
+        """Whether f ≥ g − tol on [0, 1], checked on a dense grid plus both curves' kinks."""
+        a = _check_grid(self, other)
+        return bool(np.all(self(a) >= other(a) - tol))
+
+    # ------------------------------------------------------------------ privacy profile
+    def delta(self, eps: Any) -> float | np.ndarray:
+        """δ(ε) = sup_α (1 − e^ε α − f(α)) (DRS Prop 2.12), vectorized over ε ∈ ℝ ∪ {±∞}.
+
+        f is (ε, δ(ε))-DP for every ε; for an exact curve the value is exact, for a bracketed
+        curve it is the conservative (upper) bound on δ.
+        """
+        e = as_array("eps", eps, allow_inf=True)
+        out = np.asarray(self._delta(np.atleast_1d(e)), dtype=float).reshape(e.shape)
+        floor = np.where(e < 0, -np.expm1(np.minimum(e, 0.0)), 0.0)
+        out = np.clip(np.maximum(out, floor), 0.0, 1.0)
+        return _scalar_or_array(out, e)
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        return self.to_piecewise()._delta(eps)
+
+    def epsilon(self, delta: Any) -> float | np.ndarray:
+        """The smallest ε ≥ 0 with δ(ε) ≤ delta (vectorized over delta ∈ [0, 1]).
+
+        0 when delta ≥ δ(0); ``inf`` when no finite ε works (e.g. delta < 1 − f(0)).
+        For a bracketed curve this is a certified upper bound on the true ε.
+        """
+        d = as_array("delta", delta, low=0.0, high=1.0)
+        out = np.asarray(self._epsilon(np.atleast_1d(d)), dtype=float).reshape(d.shape)
+        return _scalar_or_array(np.maximum(out, 0.0), d)
+
+    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        return self.to_piecewise()._epsilon(delta)
+
+    # ------------------------------------------------------------------ privacy-loss view
+    def _loss_bins(self, edges: np.ndarray) -> LossBins:
+        """Binned privacy-loss masses (see :class:`LossBins`); used by the composition engine."""
+        raise TypeError(
+            f"{type(self).__name__} has no privacy-loss distribution; it cannot be composed "
+            "numerically"
+        )
+
+    # ------------------------------------------------------------------ algebra (other modules)
+    def __matmul__(self, other: TradeOff) -> TradeOff:
+        """f @ g is the tensor product f ⊗ g (DRS Def 3.1); see :func:`fdp.compose`."""
+        if not isinstance(other, TradeOff):
+            return NotImplemented
+        from .composition import compose
+
+        return compose(self, other)
+
+    def __pow__(self, n: int) -> TradeOff:
+        """f ** n is the n-fold product f^{⊗n}; see :func:`fdp.compose`."""
+        from .composition import compose
+
+        return compose(self, repeat=check_int("n", n, low=0))
+
+    def group(self, k: int) -> TradeOff:
+        """Group privacy for groups of size k: 1 − (1 − f)^{∘k} (DRS Thm 2.14)."""
+        from .operations import group
+
+        return group(self, k)
+
+    def symmetrize(self) -> TradeOff:
+        """Symmetrization (DRS Definition F.1); see :func:`fdp.operations.symmetrize`."""
+        from .operations import symmetrize
+
+        return symmetrize(self)
+
+    def subsample(self, p: float) -> TradeOff:
+        """C_p(f) = min{f_p, f_p⁻¹}** with f_p = p f + (1 − p) Id (DRS Thm 4.2)."""
+        from .operations import subsample
+
+        return subsample(self, p)
+
+    def kl(self) -> float:
+        """kl(f) = −∫₀¹ log|f'(x)| dx (DRS Sec 3.3); see :mod:`fdp.clt`."""
+        from .clt import kl
+
+        return kl(self)
+
+    def kappa2(self) -> float:
+        """κ₂(f) = ∫₀¹ log²|f'(x)| dx (DRS Sec 3.3); see :mod:`fdp.clt`."""
+        from .clt import kappa2
+
+        return kappa2(self)
+
+    def kappa3(self) -> float:
+        """κ₃(f) = ∫₀¹ |log|f'(x)||³ dx (DRS Sec 3.3); see :mod:`fdp.clt`."""
+        from .clt import kappa3
+
+        return kappa3(self)
+
+    def kappa3_bar(self) -> float:
+        """κ̄₃(f) = ∫₀¹ |log|f'(x)| + kl(f)|³ dx (DRS Sec 3.3); see :mod:`fdp.clt`."""
+        from .clt import kappa3_bar
+
+        return kappa3_bar(self)
+
+    def gdp_mu(self) -> float:
+        """The smallest μ with f ≥ G_μ (MATH §3; certified for bracketed curves)."""
+        from .clt import gdp_mu
+
+        return gdp_mu(self)
+
+    def plot(self, ax: matplotlib.axes.Axes | None = None, **kw: Any) -> matplotlib.axes.Axes:
+        """Draw the curve with :func:`fdp.plot.tradeoff`."""
+        from .plot import tradeoff
+
+        return tradeoff(self, ax=ax, **kw)
+
+    # breakpoints used to check domination; piecewise-linear curves report their kinks.
+    def _kinks(self) -> np.ndarray:
+        return np.empty(0)
+
+    def _label(self) -> str:
+        """A mathtext label for plots."""
+        return repr(self)
+
+
+def _check_grid(*curves: TradeOff) -> np.ndarray:
+    t = np.linspace(0.0, 1.0, 4001)
+    base = [0.5 * (1 - np.cos(np.pi * t)), np.logspace(-12, -1, 300), 1 - np.logspace(-12, -1, 300)]
+    base += [c._kinks() for c in curves]
+    return np.unique(np.clip(np.concatenate(base), 0.0, 1.0))
+
+
+class PiecewiseLinear(TradeOff):
+    """An exact piecewise-linear trade-off curve given by its breakpoints.
+
+    Breakpoints (α_k, β_k), k = 0..m, with α_0 = 0 < α_1 < … < α_m = 1, β_m = 0, convex and
+    non-increasing. The complements 1 − α_k and 1 − β_k are stored too, computed as tail sums where
+    the curve comes from masses, so that δ(ε) and values near α = 1 keep full relative precision.
+
+    Segment j has P-mass p_j = α_{j+1} − α_j, Q-mass q_j = β_j − β_{j+1} and privacy loss
+    log(q_j/p_j); the curve is T(P, Q) of these discrete distributions (MATH §1), plus a Q-atom
+    1 − β_0 at loss +∞. δ(ε) = max_k (1 − β_k − e^ε α_k) exactly (MATH §3).
+
+    Use the constructors :func:`fdp.from_points`, :func:`fdp.from_distributions` and
+    :func:`fdp.from_eps_delta` rather than this class directly.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> f = fdp.from_distributions([0.75, 0.25], [0.25, 0.75])
+    >>> float(f(0.1))
+    0.7
+    >>> round(f.epsilon(0.0), 12) == round(float(np.log(3)), 12)
+    True
+    """
+
+    def __init__(
+        self,
+        alpha: np.ndarray,
+        beta: np.ndarray,
+        *,
+        alpha_c: np.ndarray | None = None,
+        beta_c: np.ndarray | None = None,
+        kind: Kind = "exact",
+        name: str | None = None,
+    ) -> None:
+        a = np.asarray(alpha, dtype=float)
+        b = np.asarray(beta, dtype=float)
+        self._a = a
+        self._b = b
+        self._ac = 1.0 - a if alpha_c is None else np.asarray(alpha_c, dtype=float)
+        self._bc = 1.0 - b if beta_c is None else np.asarray(beta_c, dtype=float)
+        self.kind = kind
+        self._name = name
+        for arr in (self._a, self._b, self._ac, self._bc):
+            arr.setflags(write=False)
+
+    # ---- constructors --------------------------------------------------------------------
+    @classmethod
+    def from_points(
+        cls, alpha: Any, beta: Any, *, kind: Kind = "exact", name: str | None = None
+    ) -> PiecewiseLinear:
+        """Lower convex envelope of the points together with (0, 1) clipped and (1, 0).
+
+        Points must satisfy β ≤ 1 − α (within 1e-12). See :func:`fdp.from_points`.
+        """
+        a = as_array("alpha", alpha, low=0.0, high=1.0).ravel()
+        b = as_array("beta", beta, low=0.0, high=1.0).ravel()
+        if a.shape != b.shape:
+            raise ValueError(
+                f"alpha and beta must have the same length, got {a.size} and {b.size}"
+            )
+        if np.any(b > 1.0 - a + 1e-12):
+            i = int(np.argmax(b - (1.0 - a)))
+            raise ValueError(
+                "points must satisfy beta <= 1 - alpha (a trade-off curve lies below the "
+                f"diagonal), got alpha={a[i]!r}, beta={b[i]!r}"
+            )
+        b = np.minimum(b, 1.0 - a)
+        if not np.any(a == 0.0):  # f(0) ≤ 1: (0, 1) is the loosest admissible start
+            a, b = np.append(a, 0.0), np.append(b, 1.0)
+        a, b = np.append(a, 1.0), np.append(b, 0.0)
+        idx = lower_hull(a, b)
+        a, b = a[idx], b[idx]
+        # A trade-off curve is non-increasing: drop hull points past the minimum (only (1, 0)
+        # can follow a zero, so after the hull this removes nothing but rising parts).
+        keep = np.concatenate([[True], np.diff(b) <= 0])
+        return cls(a[keep], b[keep], kind=kind, name=name)
+
+    @classmethod
+    def from_masses(
+        cls,
+        p: np.ndarray,
+        q: np.ndarray,
+        *,
+        q_inf: float = 0.0,
+        kind: Kind = "exact",
+        name: str | None = None,
+    ) -> PiecewiseLinear:
+        """The curve T(P, Q) of discrete masses (p_j, q_j) plus a Q-atom q_inf where P = 0.
+
+        Masses need not be sorted; outcomes are ordered by decreasing likelihood ratio q/p.
+        """
+        p = np.asarray(p, dtype=float)
+        q = np.asarray(q, dtype=float)
+        q_only = (p == 0) & (q > 0)
+        q_inf = float(q_inf + q[q_only].sum())
+        keep = p > 0
+        p, q = p[keep], q[keep]
+        with np.errstate(divide="ignore"):
+            loss = np.log(q) - np.log(p)
+        order = np.argsort(-loss, kind="stable")
+        p, q, loss = p[order], q[order], loss[order]
+        # merge equal losses (colinear segments)
+        if p.size > 1:
+            new = np.concatenate([[True], loss[1:] != loss[:-1]])
+            grp = np.cumsum(new) - 1
+            p = np.bincount(grp, weights=p)
+            q = np.bincount(grp, weights=q)
+        zero = np.zeros(1)
+        a = np.concatenate([zero, np.cumsum(p)])
+        ac = np.concatenate([np.cumsum(p[::-1])[::-1], zero])
+        b = np.concatenate([np.cumsum(q[::-1])[::-1], zero])
+        bc = q_inf + np.concatenate([zero, np.cumsum(q)])
+        # normalise the last breakpoint exactly to (1, 0)
+        a[-1], ac[-1], b[-1] = 1.0, 0.0, 0.0
+        a = np.minimum(a, 1.0)
+        return cls(a, b, alpha_c=ac, beta_c=np.minimum(bc, 1.0), kind=kind, name=name)
+
+    # ---- data ----------------------------------------------------------------------------
+    @property
+    def breakpoints(self) -> tuple[np.ndarray, np.ndarray]:
+        """The breakpoints (α_k, β_k) as two read-only arrays."""
+        return self._a, self._b
+
+    def _kinks(self) -> np.ndarray:
+        return self._a
+
+    @cached_property
+    def _segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(p_j, q_j, loss_j) per segment, loss decreasing; +∞ atom excluded."""
+        a, ac, b, bc = self._a, self._ac, self._b, self._bc
+        p = np.where(a[:-1] < 0.5, np.diff(a), -np.diff(ac))
+        q = np.where(b[:-1] < 0.5, -np.diff(b), np.diff(bc))
+        p = np.maximum(p, 0.0)
+        q = np.maximum(q, 0.0)
+        with np.errstate(divide="ignore"):
+            loss = np.log(q) - np.log(p)
+        # rounding can break monotonicity by an ulp; enforce it
+        loss = np.minimum.accumulate(loss)
+        return p, q, loss
+
+    @property
+    def q_inf(self) -> float:
+        """Q-mass at loss +∞: 1 − f(0)."""
+        return float(self._bc[0])
+
+    # ---- TradeOff interface --------------------------------------------------------------
+    def _eval(self, alpha: np.ndarray) -> np.ndarray:
+        return np.interp(alpha, self._a, self._b)
+
+    def inverse(self) -> PiecewiseLinear:
+        """f⁻¹: breakpoints swapped (exact)."""
+        a = self._b[::-1]
+        ac = self._bc[::-1]
+        b = self._a[::-1]
+        bc = self._ac[::-1]
+        # f vanishing on [α₀, 1] gives several points with new α = 0: keep the lowest
+        zeros = np.flatnonzero(a == 0.0)
+        if zeros.size > 1:
+            drop = zeros[:-1]
+            a, ac, b, bc = (np.delete(x, drop) for x in (a, ac, b, bc))
+        if a[-1] < 1.0:  # f(0) < 1: the inverse is 0 on [f(0), 1]
+            a, ac = np.append(a, 1.0), np.append(ac, 0.0)
+            b, bc = np.append(b, 0.0), np.append(bc, 1.0)
+        return PiecewiseLinear(a, b, alpha_c=ac, beta_c=bc, kind=self.kind)
+
+    @cached_property
+    def is_symmetric(self) -> bool:  # type: ignore[override]
+        """Exact check: f and f⁻¹ agree at the union of their breakpoints (to 1e-12)."""
+        inv = self.inverse()
+        pts = np.union1d(self._a, inv._a)
+        return bool(np.max(np.abs(self._eval(pts) - inv._eval(pts))) <= 1e-12)
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        _, _, loss = self._segments
+        # k = number of segments with loss > ε: the optimal breakpoint for slope −e^ε
+        k = np.searchsorted(-loss, -eps, side="left")
+        a_k = self._a[k]
+        with np.errstate(over="ignore", invalid="ignore"):
+            val = self._bc[k] - np.where(a_k > 0, np.exp(np.minimum(eps, 700.0)) * a_k, 0.0)
+        return val
+
+    @cached_property
+    def _kink_deltas(self) -> tuple[np.ndarray, np.ndarray]:
+        _, _, loss = self._segments
+        fin = np.isfinite(loss)
+        lk = loss[fin]
+        k = np.flatnonzero(fin)
+        with np.errstate(over="ignore"):
+            d = self._bc[k] - np.exp(np.minimum(lk, 700.0)) * self._a[k]
+        return lk, d
+
+    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        # ε(δ) = max_k log((1 − β_k − δ)/α_k) over k with 1 − β_k > δ (MATH §3). δ(ε) at the
+        # kinks is non-increasing in ε; locate the piece, then solve on it and its neighbours.
+        lk, dk = self._kink_deltas
+        m = self._a.size
+        pos = np.searchsorted(dk, delta, side="left")  # dk is non-decreasing along segments
+        best = np.full(delta.shape, -np.inf)
+        for shift in (-1, 0, 1, 2):
+            k = np.clip(pos + shift, 0, m - 1)
+            a_k = self._a[k]
+            num = self._bc[k] - delta
+            with np.errstate(divide="ignore", invalid="ignore"):
+                cand = np.where(
+                    num <= 0, -np.inf, np.where(a_k > 0, np.log(num) - np.log(a_k), np.inf)
+                )
+            best = np.maximum(best, cand)
+        # the +∞ atom: 1 − f(0) > δ means no finite ε
+        best = np.where(self._bc[0] > delta, np.inf, best)
+        return np.maximum(best, 0.0)
+
+    def _loss_bins(self, edges: np.ndarray) -> LossBins:
+        p, q, loss = self._segments
+        j = np.searchsorted(edges, loss, side="left") - 1  # bin (e_j, e_{j+1}]
+        nb = edges.size - 1
+        below = j < 0
+        above = j >= nb
+        inside = ~below & ~above
+        pb = np.bincount(j[inside], weights=p[inside], minlength=nb)
+        qb = np.bincount(j[inside], weights=q[inside], minlength=nb)
+        return LossBins(
+            p=pb,
+            q=qb,
+            p_below=float(p[below].sum()),
+            q_below=float(q[below].sum()),
+            p_above=float(p[above].sum()),
+            q_above=float(q[above].sum()),
+            q_inf=self.q_inf,
+        )
+
+    def __repr__(self) -> str:
+        if self._name:
+            return self._name
+        return f"PiecewiseLinear({self._a.size} breakpoints, kind={self.kind!r})"
