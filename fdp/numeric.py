@@ -1,0 +1,103 @@
+"""Numeric curves that carry a certified bracket: lower ≤ exact ≤ upper at every α.
+
+Results of the numerical composition engine, of numeric subsampling/DP-SGD accounting and of any
+operation on them are :class:`Bracketed` curves. Their own value, δ(ε) and ε(δ) are the
+conservative ones (those of ``lower``): ``h.epsilon(d)`` is a certified upper bound on the true ε,
+``h.upper.epsilon(d)`` a certified lower bound.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .tradeoff import LossBins, PiecewiseLinear, TradeOff
+
+__all__ = ["Bracketed"]
+
+
+class Bracketed(TradeOff):
+    """A trade-off curve known up to a certified bracket ``lower ≤ f ≤ upper``.
+
+    Parameters
+    ----------
+    lower, upper : PiecewiseLinear
+        Valid trade-off curves with lower ≤ exact ≤ upper on [0, 1].
+    name : str, optional
+        What the curve is, for ``repr`` and plot labels.
+    info : dict, optional
+        Facts about how the bracket was computed (grid spacing, tail masses, …).
+
+    Examples
+    --------
+    >>> import fdp
+    >>> lo, hi = fdp.EpsDelta(1.1, 0.0), fdp.EpsDelta(0.9, 0.0)
+    >>> h = Bracketed(lo, hi, name="demo")
+    >>> h.kind, h(0.2) == lo(0.2), h.upper(0.2) == hi(0.2)
+    ('bracket', True, True)
+    """
+
+    kind = "bracket"
+
+    def __init__(
+        self,
+        lower: PiecewiseLinear,
+        upper: PiecewiseLinear,
+        *,
+        name: str | None = None,
+        info: dict[str, Any] | None = None,
+    ) -> None:
+        self._lower = lower
+        self._upper = upper
+        self._name = name
+        self.info: dict[str, Any] = dict(info or {})
+
+    @property
+    def lower(self) -> PiecewiseLinear:
+        """The certified lower curve (pessimistic: less privacy than the truth)."""
+        return self._lower
+
+    @property
+    def upper(self) -> PiecewiseLinear:
+        """The certified upper curve (optimistic: more privacy than the truth)."""
+        return self._upper
+
+    def _eval(self, alpha: np.ndarray) -> np.ndarray:
+        return self._lower._eval(alpha)
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        return self._lower._delta(eps)
+
+    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        return self._lower._epsilon(delta)
+
+    def epsilon_bracket(self, delta: Any) -> tuple[Any, Any]:
+        """(lower, upper) certified bounds on the exact ε(δ)."""
+        return self._upper.epsilon(delta), self._lower.epsilon(delta)
+
+    def inverse(self) -> Bracketed:
+        """Inversion is monotone, so the bracket carries over: lower⁻¹ ≤ f⁻¹ ≤ upper⁻¹."""
+        return Bracketed(
+            self._lower.inverse(), self._upper.inverse(), name=_inv_name(self._name), info=self.info
+        )
+
+    @property
+    def is_symmetric(self) -> bool:
+        return bool(self._lower.is_symmetric and self._upper.is_symmetric)
+
+    def _loss_bins(self, edges: np.ndarray) -> LossBins:
+        return self._lower._loss_bins(edges)
+
+    def _kinks(self) -> np.ndarray:
+        return self._lower._kinks()
+
+    def __repr__(self) -> str:
+        return self._name or "Bracketed(lower, upper)"
+
+    def _label(self) -> str:
+        return self._name or "numeric"
+
+
+def _inv_name(name: str | None) -> str | None:
+    return None if name is None else f"({name})^-1"
