@@ -9,14 +9,19 @@
 from __future__ import annotations
 
 from . import gdp
+from .composition import compose, kov
 from .constructors import from_distributions, from_eps_delta, from_points
 from .families import EpsDelta, Gaussian, Identity, Laplace
+from .numeric import Bracketed
 from .tradeoff import PiecewiseLinear, TradeOff
 
 __version__ = "0.1.0"
 
 __all__ = [
     "TradeOff",
+    "Bracketed",
+    "compose",
+    "kov",
     "PiecewiseLinear",
     "Gaussian",
     "EpsDelta",
