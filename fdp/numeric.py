@@ -72,10 +72,6 @@ class Bracketed(TradeOff):
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
         return self._lower._epsilon(delta)
 
-    def epsilon_bracket(self, delta: Any) -> tuple[Any, Any]:
-        """(lower, upper) certified bounds on the exact ε(δ)."""
-        return self._upper.epsilon(delta), self._lower.epsilon(delta)
-
     def inverse(self) -> Bracketed:
         """Inversion is monotone, so the bracket carries over: lower⁻¹ ≤ f⁻¹ ≤ upper⁻¹."""
         return Bracketed(

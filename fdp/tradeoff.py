@@ -167,6 +167,13 @@ class TradeOff:
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
         return self.to_piecewise()._epsilon(delta)
 
+    def epsilon_bracket(self, delta: Any) -> tuple[Any, Any]:
+        """Certified (lower, upper) bounds on the exact ε(δ): ``(upper.epsilon, lower.epsilon)``.
+
+        For an exact curve both are ``epsilon(delta)``.
+        """
+        return self.upper.epsilon(delta), self.lower.epsilon(delta)
+
     # ------------------------------------------------------------------ privacy-loss view
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         """Binned privacy-loss masses (see :class:`LossBins`); used by the composition engine."""
@@ -291,6 +298,8 @@ class PiecewiseLinear(TradeOff):
         *,
         alpha_c: np.ndarray | None = None,
         beta_c: np.ndarray | None = None,
+        q_inf: float | None = None,
+        q_cum: np.ndarray | None = None,
         kind: Kind = "exact",
         name: str | None = None,
     ) -> None:
@@ -300,9 +309,16 @@ class PiecewiseLinear(TradeOff):
         self._b = b
         self._ac = 1.0 - a if alpha_c is None else np.asarray(alpha_c, dtype=float)
         self._bc = 1.0 - b if beta_c is None else np.asarray(beta_c, dtype=float)
+        # The +∞ atom (1 − f(0)) and the finite Q-mass above each breakpoint are kept apart, so
+        # that segment masses far below the atom's size are not lost to rounding.
+        self._qinf = float(self._bc[0]) if q_inf is None else float(q_inf)
+        self._qc = (
+            np.maximum(self._bc - self._bc[0], 0.0) if q_cum is None
+            else np.asarray(q_cum, dtype=float)
+        )
         self.kind = kind
         self._name = name
-        for arr in (self._a, self._b, self._ac, self._bc):
+        for arr in (self._a, self._b, self._ac, self._bc, self._qc):
             arr.setflags(write=False)
 
     # ---- constructors --------------------------------------------------------------------
@@ -371,11 +387,15 @@ class PiecewiseLinear(TradeOff):
         a = np.concatenate([zero, np.cumsum(p)])
         ac = np.concatenate([np.cumsum(p[::-1])[::-1], zero])
         b = np.concatenate([np.cumsum(q[::-1])[::-1], zero])
-        bc = q_inf + np.concatenate([zero, np.cumsum(q)])
+        qc = np.concatenate([zero, np.cumsum(q)])
+        bc = q_inf + qc
         # normalise the last breakpoint exactly to (1, 0)
         a[-1], ac[-1], b[-1] = 1.0, 0.0, 0.0
         a = np.minimum(a, 1.0)
-        return cls(a, b, alpha_c=ac, beta_c=np.minimum(bc, 1.0), kind=kind, name=name)
+        return cls(
+            a, b, alpha_c=ac, beta_c=np.minimum(bc, 1.0), q_inf=q_inf, q_cum=qc, kind=kind,
+            name=name,
+        )
 
     # ---- data ----------------------------------------------------------------------------
     @property
@@ -389,9 +409,9 @@ class PiecewiseLinear(TradeOff):
     @cached_property
     def _segments(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(p_j, q_j, loss_j) per segment, loss decreasing; +∞ atom excluded."""
-        a, ac, b, bc = self._a, self._ac, self._b, self._bc
+        a, ac, b, qc = self._a, self._ac, self._b, self._qc
         p = np.where(a[:-1] < 0.5, np.diff(a), -np.diff(ac))
-        q = np.where(b[:-1] < 0.5, -np.diff(b), np.diff(bc))
+        q = np.where(b[:-1] < 0.5, -np.diff(b), np.diff(qc))
         p = np.maximum(p, 0.0)
         q = np.maximum(q, 0.0)
         with np.errstate(divide="ignore"):
@@ -403,14 +423,20 @@ class PiecewiseLinear(TradeOff):
     @property
     def q_inf(self) -> float:
         """Q-mass at loss +∞: 1 − f(0)."""
-        return float(self._bc[0])
+        return self._qinf
 
     # ---- TradeOff interface --------------------------------------------------------------
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
         return np.interp(alpha, self._a, self._b)
 
     def inverse(self) -> PiecewiseLinear:
-        """f⁻¹: breakpoints swapped (exact)."""
+        """f⁻¹: breakpoints swapped (exact); T(P, Q)⁻¹ = T(Q, P)."""
+        if self._qinf > 0:
+            p, q, loss = self._segments
+            neg = np.isneginf(loss)  # P-only segments become the +∞ atom of T(Q, P)
+            pp = np.append(q[~neg], self._qinf)
+            qq = np.append(p[~neg], 0.0)
+            return PiecewiseLinear.from_masses(pp, qq, q_inf=float(p[neg].sum()), kind=self.kind)
         a = self._b[::-1]
         ac = self._bc[::-1]
         b = self._a[::-1]
@@ -438,8 +464,8 @@ class PiecewiseLinear(TradeOff):
         k = np.searchsorted(-loss, -eps, side="left")
         a_k = self._a[k]
         with np.errstate(over="ignore", invalid="ignore"):
-            val = self._bc[k] - np.where(a_k > 0, np.exp(np.minimum(eps, 700.0)) * a_k, 0.0)
-        return val
+            val = self._qc[k] - np.where(a_k > 0, np.exp(np.minimum(eps, 700.0)) * a_k, 0.0)
+        return self._qinf + val
 
     @cached_property
     def _kink_deltas(self) -> tuple[np.ndarray, np.ndarray]:
@@ -448,7 +474,7 @@ class PiecewiseLinear(TradeOff):
         lk = loss[fin]
         k = np.flatnonzero(fin)
         with np.errstate(over="ignore"):
-            d = self._bc[k] - np.exp(np.minimum(lk, 700.0)) * self._a[k]
+            d = self._qinf + (self._qc[k] - np.exp(np.minimum(lk, 700.0)) * self._a[k])
         return lk, d
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
@@ -461,14 +487,14 @@ class PiecewiseLinear(TradeOff):
         for shift in (-1, 0, 1, 2):
             k = np.clip(pos + shift, 0, m - 1)
             a_k = self._a[k]
-            num = self._bc[k] - delta
+            num = self._qc[k] - (delta - self._qinf)
             with np.errstate(divide="ignore", invalid="ignore"):
                 cand = np.where(
                     num <= 0, -np.inf, np.where(a_k > 0, np.log(num) - np.log(a_k), np.inf)
                 )
             best = np.maximum(best, cand)
         # the +∞ atom: 1 − f(0) > δ means no finite ε
-        best = np.where(self._bc[0] > delta, np.inf, best)
+        best = np.where(self._qinf > delta, np.inf, best)
         return np.maximum(best, 0.0)
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
