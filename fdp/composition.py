@@ -361,8 +361,23 @@ def _c_max(h: float) -> float:
     return float(c.max()) * 1.01 + 1e-300
 
 
+_SUPPORT_CACHE: dict[tuple[int, float], tuple[TradeOff, tuple[float, float]]] = {}
+
+
 def _support(c: TradeOff, tail: float) -> tuple[float, float]:
     """A loss interval outside which c's Q-mass (finite losses) is below ``tail`` on each side."""
+    key = (id(c), tail)
+    hit = _SUPPORT_CACHE.get(key)
+    if hit is not None and hit[0] is c:
+        return hit[1]
+    out = _support_uncached(c, tail)
+    if len(_SUPPORT_CACHE) > 256:
+        _SUPPORT_CACHE.clear()
+    _SUPPORT_CACHE[key] = (c, out)
+    return out
+
+
+def _support_uncached(c: TradeOff, tail: float) -> tuple[float, float]:
     lo, hi = -2000.0, 2000.0
     for npts in (4001, 4001, 4001):
         edges = np.linspace(lo, hi, npts)
@@ -398,12 +413,21 @@ class _Component:
         tot = self.w.sum()
         self.mean = float((self.w * self.loss).sum() / tot) if tot > 0 else 0.0
         self.var = float((self.w * (self.loss - self.mean) ** 2).sum() / tot) if tot > 0 else 0.0
+        # a coarse copy for Chernoff bounds: masses moved to the ends of ≤ 4096 blocks (up for
+        # the upper tail, down for the lower tail), which can only increase the bound
+        nblk = max(1, -(-self.w.size // 4096))
+        pad = (-self.w.size) % nblk
+        wb = np.concatenate([self.w, np.zeros(pad)]).reshape(-1, nblk).sum(axis=1)
+        start = self.loss[0] + h * nblk * np.arange(wb.size)
         with np.errstate(divide="ignore"):
-            self.logw = np.log(self.w)
+            self._logwb = np.log(wb)
+        self._lb_lo = start
+        self._lb_hi = start + h * (nblk - 1)
 
     def log_mgf(self, t: np.ndarray) -> np.ndarray:
-        """log E_Q[e^{t L̃}; L̃ finite] for each t."""
-        return logsumexp(self.logw[None, :] + t[:, None] * self.loss[None, :], axis=1)
+        """An upper bound on log E_Q[e^{t L̃}; L̃ finite] for each t (all t of one sign)."""
+        loss = self._lb_hi if t[0] > 0 else self._lb_lo
+        return logsumexp(self._logwb[None, :] + t[:, None] * loss[None, :], axis=1)
 
 
 def _chernoff(comps: list[_Component], a: float, upper: bool) -> float:
@@ -454,7 +478,10 @@ def _numeric(
     lo_res = _fft_compose(lower_items, h, eta)
     up_res = lo_res if same else _fft_compose(upper_items, h, eta)
     lower = _curve_from_atoms(lo_res, side="lower")
-    upper = _curve_from_atoms(up_res, side="upper")
+
+    def upper() -> PiecewiseLinear:
+        return _curve_from_atoms(up_res, side="upper")
+
     names = " ⊗ ".join(f"{c!r}" + (f"^{n}" if n > 1 else "") for c, n in items)
     info = {
         "grid_step": lo_res["h"], "grid_points": lo_res["N"], "shift": up_res["shift"],

@@ -8,6 +8,7 @@ conservative ones (those of ``lower``): ``h.epsilon(d)`` is a certified upper bo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,8 @@ class Bracketed(TradeOff):
     Parameters
     ----------
     lower, upper : PiecewiseLinear
-        Valid trade-off curves with lower ≤ exact ≤ upper on [0, 1].
+        Valid trade-off curves with lower ≤ exact ≤ upper on [0, 1]. ``upper`` may be a
+        zero-argument callable that builds it on first use.
     name : str, optional
         What the curve is, for ``repr`` and plot labels.
     info : dict, optional
@@ -43,7 +45,7 @@ class Bracketed(TradeOff):
     def __init__(
         self,
         lower: PiecewiseLinear,
-        upper: PiecewiseLinear,
+        upper: PiecewiseLinear | Callable[[], PiecewiseLinear],
         *,
         name: str | None = None,
         info: dict[str, Any] | None = None,
@@ -61,6 +63,8 @@ class Bracketed(TradeOff):
     @property
     def upper(self) -> PiecewiseLinear:
         """The certified upper curve (optimistic: more privacy than the truth)."""
+        if not isinstance(self._upper, TradeOff):
+            self._upper = self._upper()
         return self._upper
 
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
@@ -75,12 +79,15 @@ class Bracketed(TradeOff):
     def inverse(self) -> Bracketed:
         """Inversion is monotone, so the bracket carries over: lower⁻¹ ≤ f⁻¹ ≤ upper⁻¹."""
         return Bracketed(
-            self._lower.inverse(), self._upper.inverse(), name=_inv_name(self._name), info=self.info
+            self._lower.inverse(),
+            lambda: self.upper.inverse(),
+            name=_inv_name(self._name),
+            info=self.info,
         )
 
     @property
     def is_symmetric(self) -> bool:
-        return bool(self._lower.is_symmetric and self._upper.is_symmetric)
+        return bool(self._lower.is_symmetric and self.upper.is_symmetric)
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         return self._lower._loss_bins(edges)
