@@ -519,7 +519,10 @@ def _fft_compose(items: list[tuple[TradeOff, int]], h: float, eta: float) -> dic
     q_keep = 1.0
     for c in comps:
         buf = np.zeros(N)
-        np.add.at(buf, np.arange(c.w.size) % N, c.w)  # grid index k0 + j at position j
+        if c.w.size <= N:  # grid index k0 + j at position j (folded modulo N if longer)
+            buf[: c.w.size] = c.w
+        else:
+            buf = np.bincount(np.arange(c.w.size) % N, weights=c.w, minlength=N)
         spec *= sfft.rfft(buf) ** c.count if c.count > 1 else sfft.rfft(buf)
         q_keep *= (1.0 - c.q_inf) ** c.count
     # position m of the product holds loss index kmin + m (mod N); rotate so that position j
@@ -562,56 +565,62 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
         q_inf = res["q_inf"]
         lift = res["eta"] + res["tau"]
     nz = w > 0
-    loss, w = loss[nz][::-1], w[nz][::-1]  # decreasing loss
-    logp = np.log(w) - loss
-    p = np.exp(np.minimum(logp, 700.0))
-    a = np.concatenate([[0.0], np.cumsum(p)])
-    bc = q_inf + np.concatenate([[0.0], np.cumsum(w)])
-    rest = 1.0 - bc[-1]  # Q-mass not accounted for (≥ 0 up to rounding)
-    b = rest + np.concatenate([np.cumsum(w[::-1])[::-1], [0.0]])
-    return _valid_curve(a, b + lift, bc - lift)
+    if not nz.all():
+        w, loss = w[nz], loss[nz]
+    w, loss = w[::-1], loss[::-1]  # decreasing loss
+    n = w.size
+    p = w * np.exp(np.minimum(-loss, 700.0))
+    a = np.zeros(n + 1)
+    np.cumsum(p, out=a[1:])
+    qc = np.zeros(n + 1)
+    np.cumsum(w, out=qc[1:])
+    b = np.zeros(n + 1)
+    np.cumsum(w[::-1], out=b[-2::-1])  # Q-mass at or below each breakpoint's loss
+    b += (1.0 - q_inf - qc[-1]) + lift  # + Q-mass not accounted for (≥ 0 up to rounding)
+    return _valid_curve(a, b, qc, q_inf - lift)
 
 
-def _valid_curve(a: np.ndarray, b: np.ndarray, bc: np.ndarray) -> PiecewiseLinear:
-    """Clip a convex decreasing PL (breakpoints a, b, with bc = 1 − b kept accurate; a may pass
-    1, b may leave [0, 1]) to a valid trade-off curve: max(·, 0), then the convex envelope of
-    min(·, 1 − α) on [0, 1]."""
+def _valid_curve(a: np.ndarray, b: np.ndarray, qc: np.ndarray, q_inf: float) -> PiecewiseLinear:
+    """Clip a convex decreasing PL curve to a valid trade-off curve on its side of the truth.
+
+    Breakpoints (a_k, b_k) with 1 − b_k = q_inf + qc_k (kept apart for precision); a may pass 1,
+    b may leave [0, 1]. Applies max(·, 0), then the convex envelope of min(·, 1 − α) on [0, 1].
+    """
     # cut where α passes 1 or β passes 0 (the curve is decreasing, so both cut a prefix)
-    over = np.flatnonzero((a > 1.0) | (b < 0.0))
-    if over.size:
-        k = int(over[0])
-        if k > 0:
+    bad = (a > 1.0) | (b < 0.0)
+    if bad.any():
+        k = int(np.argmax(bad))
+        if k == 0:
+            a, b, qc = np.array([0.0]), np.array([1.0]), np.array([0.0])
+            q_inf = 0.0
+        else:
             a0, b0, a1, b1 = a[k - 1], b[k - 1], a[k], b[k]
             t = 1.0
             if a1 > 1.0:
                 t = min(t, (1.0 - a0) / (a1 - a0))
             if b1 < 0.0:
                 t = min(t, b0 / (b0 - b1))
-            cut = (
-                a0 + t * (a1 - a0),
-                max(b0 + t * (b1 - b0), 0.0),
-                bc[k - 1] + t * (bc[k] - bc[k - 1]),
-            )
-            a = np.append(a[:k], cut[0])
-            b = np.append(b[:k], cut[1])
-            bc = np.append(bc[:k], min(cut[2], 1.0))
-        else:
-            a, b, bc = a[:0], b[:0], bc[:0]
-    if a.size == 0 or a[0] > 0:
-        a, b, bc = np.insert(a, 0, 0.0), np.insert(b, 0, 1.0), np.insert(bc, 0, 0.0)
-    # start: if β_0 > 1 (1 − β_0 < 0), go from (0, 1) along the tangent to the curve
-    if bc[0] < 0.0 or b[0] > 1.0:
+            a = np.append(a[:k], a0 + t * (a1 - a0))
+            b = np.append(b[:k], max(b0 + t * (b1 - b0), 0.0))
+            qc = np.append(qc[:k], qc[k - 1] + t * (qc[k] - qc[k - 1]))
+    # start: if β_0 > 1 (q_inf < 0), go from (0, 1) along the tangent to the curve
+    if q_inf < 0.0:
         with np.errstate(divide="ignore", invalid="ignore"):
-            slope = np.where(a > 0, -bc / a, np.inf)  # (β − 1)/α
+            slope = np.where(a > 0, -(q_inf + qc) / a, np.inf)  # (β − 1)/α
         k1 = int(np.argmin(slope))
-        a, b, bc = (np.insert(x[k1:], 0, v) for x, v in ((a, 0.0), (b, 1.0), (bc, 0.0)))
+        a = np.insert(a[k1:], 0, 0.0)
+        b = np.insert(b[k1:], 0, 1.0)
+        qc = np.insert(q_inf + qc[k1:], 0, 0.0)
+        q_inf = 0.0
     # end: tangent from (1, 0) to the curve (also handles min with 1 − α and max with 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(a < 1.0, b / (1.0 - a), np.inf)
     k2 = int(np.argmin(ratio))
-    a, b, bc = a[: k2 + 1], b[: k2 + 1], bc[: k2 + 1]
-    b = np.maximum(np.minimum(b, 1.0 - a), 0.0)
-    bc = np.minimum(np.maximum(bc, a), 1.0)
-    a, b, bc = np.append(a, 1.0), np.append(b, 0.0), np.append(bc, 1.0)
-    keep = np.concatenate([[True], np.diff(a) > 0])  # drop zero-length segments
-    return PiecewiseLinear(a[keep], b[keep], beta_c=bc[keep])
+    a = np.append(a[: k2 + 1], 1.0)
+    b = np.append(b[: k2 + 1], 0.0)
+    qc = np.append(qc[: k2 + 1], 1.0 - q_inf)
+    d = np.diff(a)
+    if (d <= 0).any():  # drop zero-length segments
+        keep = np.concatenate([[True], d > 0])
+        a, b, qc = a[keep], b[keep], qc[keep]
+    return PiecewiseLinear(a, b, beta_c=q_inf + qc, q_inf=q_inf, q_cum=qc)
