@@ -460,7 +460,7 @@ def _grid_step(items: list[tuple[TradeOff, int]], tol: float, eta: float) -> flo
     n = sum(c for _, c in items)
     mean = var = 0.0
     for c, k in items:
-        m, v = _moments(c.lower)
+        m, v = _moments(c if c.kind == "approximation" else c.lower)
         mean += k * m
         var += k * v
     scale = max(1.0, mean + 3.0 * math.sqrt(var))
@@ -470,9 +470,10 @@ def _grid_step(items: list[tuple[TradeOff, int]], tol: float, eta: float) -> flo
 
 def _numeric(
     items: list[tuple[TradeOff, int]], *, tol: float, grid_step: float | None, eta: float
-) -> Bracketed:
-    lower_items = [(c.lower, n) for c, n in items]
-    upper_items = [(c.upper, n) for c, n in items]
+) -> TradeOff:
+    approx = any(c.kind == "approximation" for c, _ in items)
+    lower_items = [(c if c.kind == "approximation" else c.lower, n) for c, n in items]
+    upper_items = [(c if c.kind == "approximation" else c.upper, n) for c, n in items]
     same = all(a is b for (a, _), (b, _) in zip(lower_items, upper_items, strict=True))
     h = grid_step if grid_step is not None else _grid_step(items, tol, eta)
     lo_res = _fft_compose(lower_items, h, eta)
@@ -483,6 +484,10 @@ def _numeric(
         return _curve_from_atoms(up_res, side="upper")
 
     names = " ⊗ ".join(f"{c!r}" + (f"^{n}" if n > 1 else "") for c, n in items)
+    if approx:  # composing an approximation gives an approximation, with no bracket
+        lower.kind = "approximation"
+        lower._name = f"numeric[{names}] (approximation)"
+        return lower  # type: ignore[return-value]
     info = {
         "grid_step": lo_res["h"], "grid_points": lo_res["N"], "shift": up_res["shift"],
         "eta": eta, "tail_lower": lo_res["tau"], "tail_upper": up_res["tau"],

@@ -211,3 +211,12 @@ def test_bad_input() -> None:
         compose(fdp.Laplace(1.0), repeat=2, tol=0.0)
     with pytest.raises(TypeError, match="n must be an integer"):
         fdp.Laplace(1.0) ** 1.5  # type: ignore[operator]
+
+
+def test_approximations_compose_to_approximations() -> None:
+    f = fdp.from_points([0.0, 0.2, 0.5], [0.7, 0.3, 0.05])  # an interpolation, not a bound
+    h = compose(f, fdp.Laplace(0.5))
+    assert h.kind == "approximation"
+    with pytest.raises(AttributeError):
+        _ = h.lower
+    check_axioms(h)
