@@ -1,0 +1,234 @@
+"""Noise calibration: the least noise (or the most steps, the largest sample rate) that meets a target.
+
+Targets are certified: "ε ≤ eps at delta" is checked with the conservative ε of the curve (for
+numeric curves the ε of the certified lower curve, an upper bound on the true ε), and "μ-GDP with
+μ ≤ mu" with :meth:`fdp.TradeOff.gdp_mu` of the certified lower curve. Searches grow their bracket
+until it holds the answer (so they cannot fail on a reachable target), then bisect to a relative
+tolerance ``rtol`` and return the end of the bracket on which the target holds: the returned noise
+meets the target, and noise smaller by a factor (1 − rtol) may not.
+
+Examples
+--------
+>>> round(calibrate_gaussian(1.0, 1e-5), 4)        # exact, = fdp.gdp.sigma(1, 1e-5)
+3.7306
+>>> round(calibrate_gaussian(1.0, 1e-5, steps=100), 3)
+37.306
+>>> round(calibrate_laplace(1.0, 0.0), 6)          # one Laplace query: b = Δ/ε
+1.0
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from . import gdp
+from ._checks import check_int, check_scalar
+from .families import Laplace
+from .tradeoff import TradeOff
+
+__all__ = [
+    "calibrate_gaussian",
+    "calibrate_laplace",
+    "calibrate_dpsgd",
+    "calibrate_steps",
+    "calibrate_sample_rate",
+]
+
+
+def _target(eps: Any, delta: Any, mu: Any) -> tuple[str, float, float]:
+    if mu is not None:
+        if eps is not None or delta is not None:
+            raise ValueError("give either mu, or eps and delta, not both")
+        return "mu", check_scalar("mu", mu, low=0.0, low_open=True), 0.0
+    if eps is None or delta is None:
+        raise ValueError("give a target: eps and delta (ε ≤ eps at delta), or mu (μ-GDP)")
+    e = check_scalar("eps", eps, low=0.0)
+    d = check_scalar("delta", delta, low=0.0, high=1.0, high_open=True)
+    return "eps", e, d
+
+
+def _meets(curve: TradeOff, kind: str, a: float, b: float) -> bool:
+    if kind == "mu":
+        return bool(curve.gdp_mu() <= a)
+    return bool(curve.epsilon(b) <= a)
+
+
+def _search(
+    ok: Callable[[float], bool], start: float, *, increasing_ok: bool, rtol: float, what: str
+) -> float:
+    """The boundary x* of the set where ``ok`` holds, for ``ok`` monotone in x > 0.
+
+    ``increasing_ok``: ok(x) implies ok(y) for y > x (e.g. more noise); returns the smallest x
+    that is ok (to rtol, on the ok side). Otherwise ok is downward closed; returns the largest.
+    """
+    lo = hi = start
+    if increasing_ok:
+        while not ok(hi):
+            lo, hi = hi, hi * 2.0
+            if hi > 1e12:
+                raise ValueError(f"target unreachable: no {what} up to 1e12 meets it")
+        while ok(lo):
+            hi, lo = lo, lo / 2.0
+            if lo < 1e-12:
+                return hi
+    else:
+        while not ok(lo):
+            hi, lo = lo, lo / 2.0
+            if lo < 1e-12:
+                raise ValueError(f"target unreachable: no {what} down to 1e-12 meets it")
+        while ok(hi):
+            lo, hi = hi, hi * 2.0
+            if hi > 1e12:
+                return lo
+    # now ok(good) and not ok(bad)
+    good, bad = (hi, lo) if increasing_ok else (lo, hi)
+    while abs(good - bad) > rtol * good:
+        mid = math.sqrt(good * bad)
+        if ok(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+def calibrate_gaussian(
+    eps: Any, delta: Any, *, steps: int = 1, sensitivity: float = 1.0
+) -> float:
+    """Exact σ for n-fold composition of the Gaussian mechanism to be (ε, δ)-DP.
+
+    n Gaussian mechanisms with noise σ and L2 sensitivity Δ compose to G_{√n Δ/σ} (DRS Cor 3.3),
+    so σ = Δ √n / mu(ε, δ) with :func:`fdp.gdp.mu` (Balle & Wang 2018 for n = 1). Exact.
+    """
+    steps = check_int("steps", steps, low=1)
+    s = check_scalar("sensitivity", sensitivity, low=0.0, low_open=True)
+    e = check_scalar("eps", eps, low=0.0)
+    d = check_scalar("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
+    return float(s * math.sqrt(steps) / gdp.mu(e, d))
+
+
+def calibrate_laplace(
+    eps: Any,
+    delta: Any,
+    *,
+    steps: int = 1,
+    sensitivity: float = 1.0,
+    rtol: float = 1e-3,
+) -> float:
+    """Least Laplace scale b such that ``steps`` Laplace mechanisms (L1 sensitivity Δ) are
+    (ε, δ)-DP, certified.
+
+    One mechanism is L_{Δ/b}-DP with ε(δ) = Δ/b + 2 ln(1 − δ) (exact, closed form); for n > 1 the
+    n-fold composition is computed by the certified engine and b found by bisection (relative
+    tolerance ``rtol``, returned on the safe side).
+    """
+    steps = check_int("steps", steps, low=1)
+    s = check_scalar("sensitivity", sensitivity, low=0.0, low_open=True)
+    e = check_scalar("eps", eps, low=0.0, low_open=True)
+    d = check_scalar("delta", delta, low=0.0, high=1.0, high_open=True)
+    if steps == 1:
+        return float(s / (e - 2.0 * math.log1p(-d)))
+
+    def ok(b: float) -> bool:
+        return bool((Laplace(s / b) ** steps).epsilon(d) <= e)
+
+    return _search(ok, s * math.sqrt(steps) / e, increasing_ok=True, rtol=rtol, what="scale")
+
+
+def _dpsgd_curve(sigma: float, p: float, steps: int, sampling: str, tol: float) -> TradeOff:
+    from .dpsgd import dpsgd
+
+    return dpsgd(sigma, p, steps, sampling=sampling, tol=tol)
+
+
+def calibrate_dpsgd(
+    sample_rate: Any,
+    steps: Any,
+    *,
+    eps: Any = None,
+    delta: Any = None,
+    mu: Any = None,
+    sampling: str = "poisson",
+    rtol: float = 1e-3,
+) -> float:
+    """The smallest noise multiplier σ such that DP-SGD meets the target, certified.
+
+    Target ε ≤ eps at delta (the certified ε of :func:`fdp.dpsgd.dpsgd`), or μ-GDP with μ ≤ mu
+    (certified via ``gdp_mu`` of the lower curve). The search runs at a coarse engine accuracy
+    and refines at the default one; the result meets the target and σ·(1 − rtol) may not.
+
+    Examples
+    --------
+    >>> s = calibrate_dpsgd(0.01, 100, eps=2.0, delta=1e-5, rtol=1e-2)  # doctest: +SKIP
+    >>> 0.5 < s < 1.0  # doctest: +SKIP
+    True
+    """
+    p = check_scalar("sample_rate", sample_rate, low=0.0, high=1.0, low_open=True)
+    t = check_int("steps", steps, low=1)
+    kind, a, b = _target(eps, delta, mu)
+    rtol = check_scalar("rtol", rtol, low=1e-6, high=0.5)
+
+    def ok_at(tol: float) -> Callable[[float], bool]:
+        return lambda s: _meets(_dpsgd_curve(s, p, t, sampling, tol), kind, a, b)
+
+    coarse = _search(ok_at(1e-2), 1.0, increasing_ok=True, rtol=max(rtol, 2e-2), what="noise")
+    # refine at the default accuracy in a bracket around the coarse answer
+    return _search(ok_at(1e-3), coarse * 0.97, increasing_ok=True, rtol=rtol, what="noise")
+
+
+def calibrate_steps(
+    noise_multiplier: Any,
+    sample_rate: Any,
+    *,
+    eps: Any = None,
+    delta: Any = None,
+    mu: Any = None,
+    sampling: str = "poisson",
+    max_steps: int = 10**7,
+) -> int:
+    """The largest number of DP-SGD steps that meets the target (certified), or 0 if none does."""
+    s = check_scalar("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
+    p = check_scalar("sample_rate", sample_rate, low=0.0, high=1.0, low_open=True)
+    kind, a, b = _target(eps, delta, mu)
+    max_steps = check_int("max_steps", max_steps, low=1)
+
+    def ok(t: int) -> bool:
+        return _meets(_dpsgd_curve(s, p, t, sampling, 1e-3), kind, a, b)
+
+    if not ok(1):
+        return 0
+    lo, hi = 1, 2
+    while hi <= max_steps and ok(hi):
+        lo, hi = hi, hi * 2
+    hi = min(hi, max_steps + 1)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def calibrate_sample_rate(
+    noise_multiplier: Any,
+    steps: Any,
+    *,
+    eps: Any = None,
+    delta: Any = None,
+    mu: Any = None,
+    sampling: str = "poisson",
+    rtol: float = 1e-3,
+) -> float:
+    """The largest sample rate for which DP-SGD meets the target (certified)."""
+    s = check_scalar("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
+    t = check_int("steps", steps, low=1)
+    kind, a, b = _target(eps, delta, mu)
+
+    def ok(p: float) -> bool:
+        return p <= 1.0 and _meets(_dpsgd_curve(s, min(p, 1.0), t, sampling, 1e-3), kind, a, b)
+
+    if ok(1.0):
+        return 1.0
+    return _search(ok, 0.01, increasing_ok=False, rtol=rtol, what="sample rate")
