@@ -1,4 +1,4 @@
-"""Noise calibration: the least noise (or the most steps, the largest sample rate) that meets a target.
+"""Noise calibration: the least noise (or most steps, largest sample rate) meeting a target.
 
 Targets are certified: "ε ≤ eps at delta" is checked with the conservative ε of the curve (for
 numeric curves the ε of the certified lower curve, an upper bound on the true ε), and "μ-GDP with
