@@ -37,7 +37,10 @@ The scheme, chosen so that per-step rounding errors do not add up over n steps:
    truth (max with 0 and the convex envelope of min(·, 1 − α)).
 
 δ(ε) is accurate to 1 % relative down to about δ = 1e-12 at the defaults (the round-off allowance
-and η = 1e-14 set the floor); ``tol`` sets the target width of the ε bracket.
+and η = 1e-14 set the floor); ``tol`` sets the target width of the ε bracket. Grids are capped at
+2²³ points; past that the step grows and ``info["grid_step"]`` says so. P-masses below the float64
+range (losses ≳ 700) are treated as +∞ losses on the lower curve, so such extreme compositions
+give valid but trivial brackets.
 """
 
 from __future__ import annotations
@@ -601,10 +604,12 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     b = np.zeros(n + 1)
     np.cumsum(w[::-1], out=b[-2::-1])  # Q-mass at or below each breakpoint's loss
     b += (1.0 - q_inf - qc[-1]) + lift  # + Q-mass not accounted for (≥ 0 up to rounding)
-    return _valid_curve(a, b, qc, q_inf - lift)
+    return _valid_curve(a, b, qc, q_inf - lift, side)
 
 
-def _valid_curve(a: np.ndarray, b: np.ndarray, qc: np.ndarray, q_inf: float) -> PiecewiseLinear:
+def _valid_curve(
+    a: np.ndarray, b: np.ndarray, qc: np.ndarray, q_inf: float, side: str
+) -> PiecewiseLinear:
     """Clip a convex decreasing PL curve to a valid trade-off curve on its side of the truth.
 
     Breakpoints (a_k, b_k) with 1 − b_k = q_inf + qc_k (kept apart for precision); a may pass 1,
@@ -644,7 +649,17 @@ def _valid_curve(a: np.ndarray, b: np.ndarray, qc: np.ndarray, q_inf: float) -> 
     b = np.append(b[: k2 + 1], 0.0)
     qc = np.append(qc[: k2 + 1], 1.0 - q_inf)
     d = np.diff(a)
-    if (d <= 0).any():  # drop zero-length segments
-        keep = np.concatenate([[True], d > 0])
+    if (d <= 0).any():
+        # Zero-length segments: P-mass that underflowed next to Q-mass (losses ≳ 700). The lower
+        # curve keeps the last point of each run (the Q-mass becomes +∞ loss: pessimistic), the
+        # upper curve the first (a higher curve: optimistic).
+        if side == "lower":
+            keep = np.append(d > 0, True)
+        else:
+            keep = np.insert(d > 0, 0, True)
         a, b, qc = a[keep], b[keep], qc[keep]
+        if a[0] > 0:  # the lower curve dropped (0, ·): restore it
+            a, b, qc = np.insert(a, 0, 0.0), np.insert(b, 0, b[0]), np.insert(qc, 0, qc[0])
+        if side == "lower" and qc[0] > 0:  # a vertical drop at α = 0 is a +∞ atom
+            q_inf, qc = q_inf + qc[0], qc - qc[0]
     return PiecewiseLinear(a, b, beta_c=q_inf + qc, q_inf=q_inf, q_cum=qc)

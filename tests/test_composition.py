@@ -220,3 +220,24 @@ def test_approximations_compose_to_approximations() -> None:
     with pytest.raises(AttributeError):
         _ = h.lower
     check_axioms(h)
+
+
+@pytest.mark.parametrize(
+    "f,n",
+    [
+        (fdp.Gaussian(50.0), 2),
+        (fdp.Laplace(50.0), 5),
+        (fdp.EpsDelta(100.0, 1e-300), 3),
+        (fdp.Laplace(1e-6), 1000),
+        (fdp.Laplace(2.0), 10**6),
+    ],
+)
+def test_extremes_stay_valid(f: fdp.TradeOff, n: int) -> None:
+    h = compose(f, repeat=n, numeric=True)
+    a = np.array([0.0, 1e-300, 1e-12, 0.3, 1 - 1e-12, 1.0])
+    for c in (h.lower, h.upper):
+        y = c(a)
+        assert np.all(np.isfinite(y)) and np.all(y >= 0) and np.all(y <= 1 - a + 1e-15)
+    lo, hi = h.epsilon_bracket(np.array([1e-300, 1e-10, 0.5]))
+    assert np.all(lo <= hi) and not np.isnan(lo).any() and not np.isnan(hi).any()
+    assert np.all(h.lower(a) <= h.upper(a) + 1e-15)
