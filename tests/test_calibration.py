@@ -1,0 +1,83 @@
+"""Tests of fdp.calibration: round trips against exact GDP formulas and the certified engine."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+
+import numpy as np
+import pytest
+
+import fdp
+from fdp.calibration import (
+    calibrate_dpsgd,
+    calibrate_gaussian,
+    calibrate_laplace,
+    calibrate_sample_rate,
+    calibrate_steps,
+)
+
+HAS_DPSGD = importlib.util.find_spec("fdp.dpsgd") is not None
+
+
+@pytest.mark.parametrize("eps,delta,steps", [(1.0, 1e-5, 1), (0.5, 1e-10, 1), (3.0, 1e-6, 400)])
+def test_gaussian_calibration_is_exact(eps: float, delta: float, steps: int) -> None:
+    s = calibrate_gaussian(eps, delta, steps=steps, sensitivity=2.0)
+    # reference: the composed curve G_{√n Δ/σ} meets the target with equality (DRS Cor 2.13)
+    mu = math.sqrt(steps) * 2.0 / s
+    assert fdp.gdp.delta(mu, eps) == pytest.approx(delta, rel=1e-9)
+    assert s < 2.0 * math.sqrt(steps) * math.sqrt(2 * math.log(1.25 / delta)) / eps or eps >= 1
+
+
+def test_laplace_single_is_closed_form() -> None:
+    b = calibrate_laplace(1.0, 0.0, sensitivity=3.0)
+    assert b == pytest.approx(3.0, rel=1e-15)
+    b = calibrate_laplace(1.0, 0.1)
+    assert fdp.Laplace(1.0 / b).epsilon(0.1) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_laplace_composition_round_trip() -> None:
+    eps, delta, n = 5.0, 1e-6, 100
+    b = calibrate_laplace(eps, delta, steps=n, rtol=1e-3)
+    assert (fdp.Laplace(1.0 / b) ** n).epsilon(delta) <= eps  # the certified target holds
+    # 1 % less noise breaks it, even by the certified lower bound on ε
+    lo, _ = (fdp.Laplace(1.0 / (0.99 * b)) ** n).epsilon_bracket(delta)
+    assert lo > eps
+
+
+def test_bad_targets() -> None:
+    with pytest.raises(ValueError, match="target"):
+        calibrate_dpsgd(0.01, 100)
+    with pytest.raises(ValueError, match="not both"):
+        calibrate_dpsgd(0.01, 100, eps=1.0, delta=1e-5, mu=1.0)
+    with pytest.raises(ValueError, match="sample_rate"):
+        calibrate_dpsgd(1.5, 100, eps=1.0, delta=1e-5)
+    with pytest.raises(ValueError, match="eps"):
+        calibrate_gaussian(-1.0, 1e-5)
+    with pytest.raises(ValueError, match="delta"):
+        calibrate_gaussian(1.0, 0.0)
+
+
+@pytest.mark.skipif(not HAS_DPSGD, reason="fdp.dpsgd not available")
+def test_dpsgd_calibration_round_trip() -> None:
+    from fdp.dpsgd import dpsgd
+
+    p, t, eps, delta = 0.01, 200, 1.5, 1e-5
+    s = calibrate_dpsgd(p, t, eps=eps, delta=delta, rtol=5e-3)
+    assert dpsgd(s, p, t).epsilon(delta) <= eps
+    lo, _ = dpsgd(0.97 * s, p, t).epsilon_bracket(delta)
+    assert lo > eps
+
+
+@pytest.mark.skipif(not HAS_DPSGD, reason="fdp.dpsgd not available")
+def test_steps_and_sample_rate_calibration() -> None:
+    from fdp.dpsgd import dpsgd
+
+    t = calibrate_steps(1.0, 0.01, eps=1.0, delta=1e-5, max_steps=10**5)
+    assert t > 0
+    assert dpsgd(1.0, 0.01, t).epsilon(1e-5) <= 1.0
+    assert dpsgd(1.0, 0.01, 2 * t + 10).upper.epsilon(1e-5) > 1.0
+    p = calibrate_sample_rate(1.0, 100, eps=1.0, delta=1e-5)
+    assert 0 < p < 1
+    assert dpsgd(1.0, p, 100).epsilon(1e-5) <= 1.0
+    assert np.isfinite(p)
