@@ -53,8 +53,8 @@ def as_array(
         arr = np.asarray(value, dtype=float)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a number or an array of numbers, got {value!r}") from exc
-    lo_b = "(" if low_open else "["
-    hi_b = ")" if high_open else "]"
+    lo_b = "(" if (low_open or np.isinf(low)) else "["
+    hi_b = ")" if (high_open or (np.isinf(high) and not allow_inf)) else "]"
     rng = f"{lo_b}{low:g}, {high:g}{hi_b}"
     if np.isnan(arr).any():
         raise ValueError(f"{name} must be a number in {rng}, got NaN ({_show(value)})")
@@ -93,7 +93,9 @@ def check_prob_vector(name: str, value: Any) -> np.ndarray:
     """Check a probability vector: 1-D, entries in [0, 1], summing to 1 within 1e-9."""
     arr = as_array(name, value, low=0.0, high=1.0)
     if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D probability vector, got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must be a non-empty 1-D probability vector, got shape {arr.shape}"
+        )
     total = float(arr.sum())
     if abs(total - 1.0) > 1e-9:
         raise ValueError(f"{name} must sum to 1 (within 1e-9), got sum {total!r}")

@@ -1,8 +1,8 @@
 """Trade-off curves: the base class and the exact piecewise-linear curve.
 
 A trade-off function f: [0, 1] → [0, 1] is convex, continuous, non-increasing and f(α) ≤ 1 − α
-(Dong, Roth & Su 2022, "Gaussian Differential Privacy", below DRS, Prop 2.2). Every curve in fdp is a
-:class:`TradeOff`; the closed-form families live in :mod:`fdp.families`, numeric compositions in
+(Dong, Roth & Su 2022, "Gaussian Differential Privacy", below DRS, Prop 2.2). Every curve in fdp is
+a :class:`TradeOff`; the closed-form families live in :mod:`fdp.families`, numeric compositions in
 :mod:`fdp.composition`. Operations (composition, group privacy, subsampling, …) return new curves;
 curves are immutable.
 

@@ -1,0 +1,78 @@
+"""Tests of the fdp command line: every subcommand's --json parses, bad input exits 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import fdp
+from fdp.cli import SUBCOMMANDS, main
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    rc = main(args)
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_demo_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(["demo"], capsys)
+    assert rc == 0 and "1-GDP" in out and "Laplace" in out
+    rc, out, _ = run(["demo", "--json"], capsys)
+    data = json.loads(out)
+    assert data["gdp_table"][2] == {"eps": 1.0, "delta": pytest.approx(fdp.gdp.delta(1.0, 1.0))}
+    lo, hi = data["laplace_100"]["eps_lower"], data["laplace_100"]["eps_upper"]
+    assert lo <= hi
+
+
+def test_gdp_to_dp_matches_library(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(["--json", "gdp-to-dp", "--mu", "1.5", "--delta", "1e-7"], capsys)
+    assert rc == 0 and json.loads(out)["eps"] == pytest.approx(fdp.gdp.epsilon(1.5, 1e-7))
+    rc, out, _ = run(["gdp-to-dp", "--mu", "1.5", "--eps", "2", "--json"], capsys)
+    assert json.loads(out)["delta"] == pytest.approx(fdp.gdp.delta(1.5, 2.0))
+
+
+def test_dp_to_gdp(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(["dp-to-gdp", "--eps", "1", "--delta", "1e-5", "--json"], capsys)
+    mu = json.loads(out)["mu"]
+    assert fdp.gdp.delta(mu, 1.0) == pytest.approx(1e-5, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "args,name",
+    [
+        (["gdp-to-dp", "--mu", "-1", "--delta", "1e-5"], "mu"),
+        (["gdp-to-dp", "--mu", "1", "--delta", "2"], "delta"),
+        (["gdp-to-dp", "--mu", "nan", "--eps", "1"], "mu"),
+        (["dp-to-gdp", "--eps", "-1", "--delta", "0.1"], "eps"),
+        (["gdp-to-dp", "--mu", "x", "--delta", "0.1"], "--mu"),
+        (["gdp-to-dp", "--mu", "1"], "--delta"),
+        (["no-such-command"], "invalid choice"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(
+    args: list[str], name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc, out, err = run(args, capsys)
+    assert rc == 2
+    assert err.count("\n") == 1 and err.startswith("fdp: error:") and name in err
+
+
+def test_every_subcommand_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    for name in SUBCOMMANDS:
+        rc, out, _ = run([name, "--help"], capsys)
+        assert rc == 0 and "usage" in out
+
+
+def test_python_dash_m() -> None:
+    res = subprocess.run(
+        [sys.executable, "-m", "fdp", "gdp-to-dp", "--mu", "1", "--eps", "1", "--json"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert res.returncode == 0
+    assert json.loads(res.stdout)["delta"] == pytest.approx(fdp.gdp.delta(1.0, 1.0))
