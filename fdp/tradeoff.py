@@ -13,6 +13,7 @@ discrete distributions: segment j carries P-mass p_j and Q-mass q_j, with loss l
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
@@ -25,7 +26,7 @@ from ._numerics import lower_hull
 if TYPE_CHECKING:  # pragma: no cover
     import matplotlib.axes
 
-__all__ = ["TradeOff", "PiecewiseLinear", "LossBins", "Kind"]
+__all__ = ["TradeOff", "PiecewiseLinear", "Inverse", "LossBins", "Kind"]
 
 Kind = Literal["exact", "bracket", "approximation"]
 
@@ -112,11 +113,10 @@ class TradeOff:
     def inverse(self) -> TradeOff:
         """f⁻¹(α) = inf{t ∈ [0, 1] : f(t) ≤ α} (DRS Def 2.3 ff.); T(P, Q)⁻¹ = T(Q, P).
 
-        The generic version tabulates f on a fine grid and inverts the piecewise-linear
-        interpolation (an approximation); families override it with their closed form.
+        The generic version is :class:`Inverse` (evaluation by bisection, δ(ε) by the identity
+        δ_{f⁻¹}(ε) = 1 − e^ε + e^ε δ_f(−ε)); families override it with their closed form.
         """
-        pl = self.to_piecewise()
-        return pl.inverse()
+        return Inverse(self)
 
     def to_piecewise(self, n: int = 4001) -> PiecewiseLinear:
         """The chord interpolation of f through n points dense near α = 0 and 1.
@@ -152,7 +152,29 @@ class TradeOff:
         return _scalar_or_array(out, e)
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
-        return self.to_piecewise()._delta(eps)
+        """Generic δ(ε) = sup_α (1 − e^ε α − f(α)): the objective is concave in α, so a grid
+        search followed by golden-section refinement finds the sup to ~1e-12 (families override
+        this with closed forms)."""
+        grid = np.unique(np.concatenate([np.linspace(0.0, 1.0, 2001), np.logspace(-15, -1, 300)]))
+        fg = np.asarray(self(grid))
+        out = np.empty(eps.shape)
+        for i, e in enumerate(np.ravel(eps)):
+            x = math.exp(min(float(e), 700.0))
+            vals = 1.0 - x * grid - fg
+            k = int(np.argmax(vals))
+            lo, hi = grid[max(k - 1, 0)], grid[min(k + 1, grid.size - 1)]
+            g = (math.sqrt(5.0) - 1.0) / 2.0
+            for _ in range(80):
+                m1, m2 = hi - g * (hi - lo), lo + g * (hi - lo)
+                v1 = 1.0 - x * m1 - float(self(m1))
+                v2 = 1.0 - x * m2 - float(self(m2))
+                if v1 < v2:
+                    lo = m1
+                else:
+                    hi = m2
+            best = max(float(vals[k]), 1.0 - x * lo - float(self(lo)))
+            out.flat[i] = best
+        return out
 
     def epsilon(self, delta: Any) -> float | np.ndarray:
         """The smallest ε ≥ 0 with δ(ε) ≤ delta (vectorized over delta ∈ [0, 1]).
@@ -165,7 +187,33 @@ class TradeOff:
         return _scalar_or_array(np.maximum(out, 0.0), d)
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
-        return self.to_piecewise()._epsilon(delta)
+        """Generic ε(δ): bisection on the non-increasing δ(ε) with a growing bracket, returning
+        the upper end of the final bracket (so δ(ε) ≤ delta holds at the returned ε)."""
+        out = np.empty(delta.shape)
+        for i, d in enumerate(np.ravel(delta)):
+            if float(self._delta(np.array([0.0]))[0]) <= d:
+                out.flat[i] = 0.0
+                continue
+            if float(self._delta(np.array([np.inf]))[0]) > d:
+                out.flat[i] = math.inf
+                continue
+            lo, hi = 0.0, 1.0
+            while float(self._delta(np.array([hi]))[0]) > d:
+                lo, hi = hi, hi * 2.0
+                if hi > 1e6:
+                    hi = math.inf
+                    break
+            if math.isfinite(hi):
+                for _ in range(200):
+                    if hi - lo <= 1e-14 * max(1.0, hi):
+                        break
+                    mid = 0.5 * (lo + hi)
+                    if float(self._delta(np.array([mid]))[0]) > d:
+                        lo = mid
+                    else:
+                        hi = mid
+            out.flat[i] = hi
+        return out
 
     def epsilon_bracket(self, delta: Any) -> tuple[Any, Any]:
         """Certified (lower, upper) bounds on the exact ε(δ): ``(upper.epsilon, lower.epsilon)``.
@@ -313,7 +361,8 @@ class PiecewiseLinear(TradeOff):
         # that segment masses far below the atom's size are not lost to rounding.
         self._qinf = float(self._bc[0]) if q_inf is None else float(q_inf)
         self._qc = (
-            np.maximum(self._bc - self._bc[0], 0.0) if q_cum is None
+            np.maximum(self._bc - self._bc[0], 0.0)
+            if q_cum is None
             else np.asarray(q_cum, dtype=float)
         )
         self.kind = kind
@@ -333,9 +382,7 @@ class PiecewiseLinear(TradeOff):
         a = as_array("alpha", alpha, low=0.0, high=1.0).ravel()
         b = as_array("beta", beta, low=0.0, high=1.0).ravel()
         if a.shape != b.shape:
-            raise ValueError(
-                f"alpha and beta must have the same length, got {a.size} and {b.size}"
-            )
+            raise ValueError(f"alpha and beta must have the same length, got {a.size} and {b.size}")
         if np.any(b > 1.0 - a + 1e-12):
             i = int(np.argmax(b - (1.0 - a)))
             raise ValueError(
@@ -393,7 +440,13 @@ class PiecewiseLinear(TradeOff):
         a[-1], ac[-1], b[-1] = 1.0, 0.0, 0.0
         a = np.minimum(a, 1.0)
         return cls(
-            a, b, alpha_c=ac, beta_c=np.minimum(bc, 1.0), q_inf=q_inf, q_cum=qc, kind=kind,
+            a,
+            b,
+            alpha_c=ac,
+            beta_c=np.minimum(bc, 1.0),
+            q_inf=q_inf,
+            q_cum=qc,
+            kind=kind,
             name=name,
         )
 
@@ -520,3 +573,67 @@ class PiecewiseLinear(TradeOff):
         if self._name:
             return self._name
         return f"PiecewiseLinear({self._a.size} breakpoints, kind={self.kind!r})"
+
+
+class Inverse(TradeOff):
+    """The inverse f⁻¹ = T(Q, P) of a curve f = T(P, Q), for curves without a closed-form inverse.
+
+    Evaluation: f⁻¹(α) = inf{t : f(t) ≤ α} by bisection on the non-increasing f (60 halvings,
+    exact to ~1e-16). Privacy profile: δ_{f⁻¹}(ε) = 1 − e^ε + e^ε δ_f(−ε) (swap P and Q and negate
+    the loss; exact wherever f's profile is). Privacy loss: f's loss negated, P and Q swapped.
+    """
+
+    def __init__(self, base: TradeOff) -> None:
+        self.base = base
+        self.kind = base.kind
+
+    @property
+    def lower(self) -> TradeOff:
+        return self if self.kind == "exact" else self.base.lower.inverse()
+
+    @property
+    def upper(self) -> TradeOff:
+        return self if self.kind == "exact" else self.base.upper.inverse()
+
+    def inverse(self) -> TradeOff:
+        return self.base
+
+    def _eval(self, alpha: np.ndarray) -> np.ndarray:
+        lo = np.zeros_like(alpha)
+        hi = np.ones_like(alpha)
+        for _ in range(60):  # invariant: f(hi) ≤ α; f(lo) > α unless lo = 0
+            mid = 0.5 * (lo + hi)
+            ok = np.asarray(self.base(mid)) <= alpha
+            hi = np.where(ok, mid, hi)
+            lo = np.where(ok, lo, mid)
+        return np.where(np.asarray(self.base(np.zeros_like(alpha))) <= alpha, 0.0, hi)
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore"):
+            x = np.exp(np.minimum(eps, 700.0))
+            base = np.asarray(self.base.delta(-eps), dtype=float)
+            return np.where(
+                np.isposinf(eps), self._q_inf(), -np.expm1(np.minimum(eps, 700.0)) + x * base
+            )
+
+    def _q_inf(self) -> float:
+        """Q-mass at +∞ of T(Q, P): the P-mass of f at loss −∞, i.e. 1 − min{t : f(t) = 0}."""
+        return float(1.0 - np.asarray(self._eval(np.array([0.0])))[0])
+
+    def _loss_bins(self, edges: np.ndarray) -> LossBins:
+        b = self.base._loss_bins(-edges[::-1])
+        return LossBins(
+            p=b.q[::-1].copy(),
+            q=b.p[::-1].copy(),
+            p_below=b.q_above + b.q_inf,
+            q_below=b.p_above,
+            p_above=b.q_below,
+            q_above=max(b.p_below - self._q_inf(), 0.0),
+            q_inf=self._q_inf(),
+        )
+
+    def __repr__(self) -> str:
+        return f"{self.base!r}.inverse()"
+
+    def _label(self) -> str:
+        return f"({self.base._label()})" + "$^{-1}$"
