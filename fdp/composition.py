@@ -499,7 +499,16 @@ def _numeric(
         "eta": eta, "tail_lower": lo_res["tau"], "tail_upper": up_res["tau"],
         "roundoff_per_point": lo_res["e_pt"],
     }
-    return Bracketed(lower, upper, name=f"numeric[{names}]", info=info)
+    def inverse() -> Bracketed:
+        inv = _numeric(
+            [(c.inverse(), n) for c, n in items], tol=tol, grid_step=grid_step, eta=eta
+        )
+        assert isinstance(inv, Bracketed)
+        inv._inverse = result
+        return inv
+
+    result = Bracketed(lower, upper, name=f"numeric[{names}]", info=info, inverse=inverse)
+    return result
 
 
 def _cpow(z: np.ndarray, n: int) -> np.ndarray:
@@ -529,13 +538,13 @@ def _fft_compose(items: list[tuple[TradeOff, int]], h: float, eta: float) -> dic
         while True:
             a_lo = max(kmin * h, mean - w_lo * sd - 10 * h)
             tau_lo = 0.0 if a_lo <= kmin * h else _chernoff(comps, a_lo, upper=False, sd=sd)
-            if tau_lo <= 1e-20 or w_lo > 200:
+            if tau_lo <= 1e-20 or a_lo <= kmin * h:
                 break
             w_lo *= 1.25
         while True:
             a_hi = min(kmax * h, mean + w_hi * sd + 10 * h)
             tau_hi = 0.0 if a_hi >= kmax * h else _chernoff(comps, a_hi, upper=True, sd=sd)
-            if tau_hi <= 1e-20 or w_hi > 200:
+            if tau_hi <= 1e-20 or a_hi >= kmax * h:
                 break
             w_hi *= 1.25
         ka = math.floor(a_lo / h)

@@ -15,7 +15,7 @@ import numpy as np
 
 from .tradeoff import LossBins, PiecewiseLinear, TradeOff
 
-__all__ = ["Bracketed"]
+__all__ = ["Bracketed", "Approximation"]
 
 
 class Bracketed(TradeOff):
@@ -30,6 +30,8 @@ class Bracketed(TradeOff):
         What the curve is, for ``repr`` and plot labels.
     info : dict, optional
         Facts about how the bracket was computed (grid spacing, tail masses, …).
+    inverse : callable, optional
+        Builds the inverse curve with its own bracket (used by the composition engine).
 
     Examples
     --------
@@ -49,11 +51,13 @@ class Bracketed(TradeOff):
         *,
         name: str | None = None,
         info: dict[str, Any] | None = None,
+        inverse: Callable[[], Bracketed] | None = None,
     ) -> None:
         self._lower = lower
         self._upper = upper
         self._name = name
         self.info: dict[str, Any] = dict(info or {})
+        self._inverse = inverse
 
     @property
     def lower(self) -> PiecewiseLinear:
@@ -77,7 +81,16 @@ class Bracketed(TradeOff):
         return self._lower._epsilon(delta)
 
     def inverse(self) -> Bracketed:
-        """Inversion is monotone, so the bracket carries over: lower⁻¹ ≤ f⁻¹ ≤ upper⁻¹."""
+        """Inversion is monotone, so the bracket carries over: lower⁻¹ ≤ f⁻¹ ≤ upper⁻¹.
+
+        Curves from the composition engine recompute the inverse as the composition of the
+        inverses, (f ⊗ g)⁻¹ = f⁻¹ ⊗ g⁻¹ (DRS Prop 3.2), which keeps the inverse's own tails as
+        accurate as the original's (inverting the curves would amplify round-off near α = 1).
+        """
+        if self._inverse is not None:
+            if not isinstance(self._inverse, Bracketed):
+                self._inverse = self._inverse()
+            return self._inverse
         return Bracketed(
             self._lower.inverse(),
             lambda: self.upper.inverse(),
@@ -104,3 +117,56 @@ class Bracketed(TradeOff):
 
 def _inv_name(name: str | None) -> str | None:
     return None if name is None else f"({name})^-1"
+
+
+class Approximation(TradeOff):
+    """A curve labelled as an approximation (CLT, Edgeworth, …): not a bound on either side.
+
+    Evaluation, δ(ε) and ε(δ) are those of the wrapped curve; ``lower`` and ``upper`` raise.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> g = Approximation(fdp.Gaussian(1.0), name="CLT")
+    >>> g.kind, round(g(0.05), 6)
+    ('approximation', 0.740489)
+    """
+
+    kind = "approximation"
+
+    def __init__(self, curve: TradeOff, *, name: str | None = None) -> None:
+        self.curve = curve
+        self._name = name
+
+    def _eval(self, alpha: np.ndarray) -> np.ndarray:
+        return np.asarray(self.curve(alpha))
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        return np.asarray(self.curve.delta(eps), dtype=float)
+
+    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        return np.asarray(self.curve.epsilon(delta), dtype=float)
+
+    def inverse(self) -> Approximation:
+        return Approximation(self.curve.inverse(), name=_inv_name(self._name))
+
+    @property
+    def is_symmetric(self) -> bool:
+        return self.curve.is_symmetric
+
+    @property
+    def mu(self) -> float:
+        """μ of a wrapped Gaussian."""
+        return float(self.curve.mu)  # type: ignore[attr-defined]
+
+    def _loss_bins(self, edges: np.ndarray) -> LossBins:
+        return self.curve._loss_bins(edges)
+
+    def _kinks(self) -> np.ndarray:
+        return self.curve._kinks()
+
+    def __repr__(self) -> str:
+        return self._name or f"Approximation({self.curve!r})"
+
+    def _label(self) -> str:
+        return self._name or self.curve._label()

@@ -1,0 +1,508 @@
+"""Operations on trade-off curves: group privacy, symmetrization and subsampling (MATH §5–7).
+
+- :func:`group`: f ↦ 1 − (1 − f)^{∘k} (DRS Thm 2.14): groups of k records.
+- :func:`symmetrize`: DRS Definition F.1, for mechanisms analysed under add/remove neighbours.
+- :func:`subsample`: C_p(f) = min{f_p, f_p⁻¹}** with f_p = p f + (1 − p) Id: sampling m of n
+  records without replacement (p = m/n), replace-one neighbours (DRS Thm 4.2).
+- :func:`poisson_subsample`: the add and remove pairs of Poisson sampling at rate p and their
+  symmetrization (Zhu, Dong & Wang 2022; BDLS).
+
+Every result is exact where the mathematics gives a closed form or a piecewise-linear curve; for
+other curves the result is a :class:`~fdp.numeric.Bracketed` curve built from certified
+piecewise-linear lower and upper approximations (each operation here is monotone in f, so lower and
+upper curves carry through).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ._checks import check_int, check_scalar
+from ._numerics import line_envelope, lower_hull, norm_cdf
+from .families import EpsDelta, Gaussian, Identity, Laplace
+from .numeric import Bracketed
+from .tradeoff import Inverse, LossBins, PiecewiseLinear, TradeOff
+
+__all__ = [
+    "group",
+    "symmetrize",
+    "subsample",
+    "poisson_subsample",
+    "Mixture",
+    "Subsampled",
+    "PoissonPairs",
+    "min_envelope",
+    "max_curve",
+]
+
+
+# ------------------------------------------------------------------------ piecewise-linear tools
+def _bc(f: PiecewiseLinear) -> np.ndarray:
+    return f._bc
+
+
+def _convexify(a: np.ndarray, b: np.ndarray, bc: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Remove points that break convexity (they lie above a chord of other points)."""
+    for _ in range(50):
+        if a.size < 3:
+            break
+        s = np.diff(b) / np.diff(a)
+        bad = np.flatnonzero(s[1:] < s[:-1] - 1e-12 * np.maximum(1.0, np.abs(s[:-1]))) + 1
+        if bad.size == 0:
+            return a, b, bc
+        keep = np.ones(a.size, dtype=bool)
+        keep[bad] = False
+        a, b, bc = a[keep], b[keep], bc[keep]
+    idx = lower_hull(a, b)
+    return a[idx], b[idx], bc[idx]
+
+
+def min_envelope(f: PiecewiseLinear, g: PiecewiseLinear) -> PiecewiseLinear:
+    """min{f, g}**, the lower convex envelope of the minimum of two PL curves. Exact.
+
+    Its privacy profile is max(δ_f, δ_g). A breakpoint of f is on the envelope iff δ_f ≥ δ_g at
+    some ε for which it is the touching point of the tangent of slope −e^ε; between consecutive
+    kinks of either curve both profiles are affine in e^ε, so checking the kinks suffices.
+    """
+    _, _, lf = f._segments
+    _, _, lg = g._segments
+    kinks = np.unique(np.concatenate([lf[np.isfinite(lf)], lg[np.isfinite(lg)]]))[::-1]
+    eps = np.concatenate([[np.inf], kinks, [-np.inf]])
+    d = np.asarray(f._delta(eps)) - np.asarray(g._delta(eps))
+    tol = 1e-15
+
+    def pick(h: PiecewiseLinear, lam: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        # breakpoint k of h touches for ε ∈ [λ_k, λ_{k−1}] (λ_{−1} = +∞, λ_m = −∞)
+        upper = np.concatenate([[np.inf], lam])
+        lower = np.concatenate([lam, [-np.inf]])
+        neg = -eps  # ascending
+        pu = np.minimum(np.searchsorted(neg, -upper, side="left"), eps.size - 1)
+        pl = np.minimum(np.searchsorted(neg, -lower, side="left"), eps.size - 1)
+        c = np.concatenate([[0], np.cumsum(ok)])
+        return (c[pl + 1] - c[pu]) > 0
+
+    inc_f = pick(f, lf, d >= -tol)
+    inc_g = pick(g, lg, d <= tol)
+    a = np.concatenate([f._a[inc_f], g._a[inc_g]])
+    b = np.concatenate([f._b[inc_f], g._b[inc_g]])
+    bc = np.concatenate([_bc(f)[inc_f], _bc(g)[inc_g]])
+    order = np.lexsort((b, a))
+    a, b, bc = a[order], b[order], bc[order]
+    first = np.concatenate([[True], a[1:] != a[:-1]])
+    a, b, bc = a[first], b[first], bc[first]
+    a, b, bc = _convexify(a, b, bc)
+    q_inf = max(f.q_inf, g.q_inf)
+    kind = "exact" if f.kind == g.kind == "exact" else f.kind
+    return PiecewiseLinear(
+        a, b, beta_c=bc, q_inf=q_inf, q_cum=np.maximum(bc - q_inf, 0.0), kind=kind
+    )
+
+
+def max_curve(f: PiecewiseLinear, g: PiecewiseLinear) -> PiecewiseLinear:
+    """max{f, g} of two PL curves (convex: a max of convex functions). Exact."""
+    x = np.union1d(f._a, g._a)
+    fx, gx = f._eval(x), g._eval(x)
+    dd = fx - gx
+    cross = np.flatnonzero(dd[:-1] * dd[1:] < 0)
+    if cross.size:
+        t = dd[cross] / (dd[cross] - dd[cross + 1])
+        xc = x[cross] + t * (x[cross + 1] - x[cross])
+        x = np.union1d(x, xc)
+        fx, gx = f._eval(x), g._eval(x)
+    y = np.maximum(fx, gx)
+    kind = "exact" if f.kind == g.kind == "exact" else f.kind
+    return PiecewiseLinear(x, y, kind=kind)
+
+
+def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
+    """f_p = p f + (1 − p) Id for a PL curve (exact)."""
+    a, b = f.breakpoints
+    bp = p * b + (1.0 - p) * (1.0 - a)
+    bcp = p * f._bc + (1.0 - p) * a
+    return PiecewiseLinear(
+        a,
+        bp,
+        alpha_c=f._ac,
+        beta_c=bcp,
+        q_inf=p * f.q_inf,
+        q_cum=p * f._qc + (1.0 - p) * a,
+        kind=f.kind,
+    )
+
+
+def _profile_lower(f: TradeOff, n: int = 4001) -> PiecewiseLinear:
+    """A certified lower PL curve: the envelope of lines 1 − δ(ε) − e^ε α over an ε grid.
+
+    f ≥ 1 − δ(ε) − e^ε α for every ε (DRS Prop 2.12), so the max of finitely many lines is ≤ f.
+    """
+    neg = -np.geomspace(1e-4, 40.0, n // 4)[::-1]
+    e = np.concatenate([neg, [0.0], np.geomspace(1e-4, 60.0, n)])
+    d = np.asarray(f.delta(e), dtype=float)
+    x, y = line_envelope(-np.exp(e), 1.0 - d)
+    return PiecewiseLinear(x, np.minimum(y, 1.0 - x))
+
+
+def _pl_bracket(f: TradeOff) -> tuple[PiecewiseLinear, PiecewiseLinear]:
+    """Certified PL lower and upper curves of an exact curve: tangent lines below, chords above."""
+    return _profile_lower(f), f.to_piecewise()
+
+
+# ------------------------------------------------------------------------ group privacy
+def _group_pl(f: PiecewiseLinear, k: int) -> PiecewiseLinear:
+    g = f
+    fa = f.breakpoints[0]
+    for _ in range(k - 1):
+        # g_k(α) = f(1 − g_{k−1}(α)); kinks: those of g_{k−1} and the preimages of f's kinks
+        pre = np.asarray(g.inverse()(np.clip(1.0 - fa, 0.0, 1.0)))
+        x = np.union1d(g.breakpoints[0], pre)
+        y = np.asarray(f(np.clip(1.0 - np.asarray(g(x)), 0.0, 1.0)))
+        g = PiecewiseLinear.from_points(x, np.minimum(y, 1.0 - x), kind=f.kind)
+    return g
+
+
+def group(f: TradeOff, k: int) -> TradeOff:
+    """Group privacy: an f-DP mechanism is [1 − (1 − f)^{∘k}]-DP for groups of size k
+    (DRS Thm 2.14), where (1 − f)^{∘2}(α) = 1 − f(1 − f(α)).
+
+    Exact for G_μ (G_{kμ}, DRS Cor 2.15) and for piecewise-linear curves (f_{ε,δ}: the operator's
+    exact PL result, tighter than the classical f_{kε, δ(1 + e^ε + … + e^{(k−1)ε})}); bracketed
+    otherwise.
+
+    Examples
+    --------
+    >>> group(Gaussian(0.5), 3)
+    Gaussian(mu=1.5)
+    >>> g = group(EpsDelta(1.0, 0.0), 2)
+    >>> round(float(g.epsilon(0.0)), 12)
+    2.0
+    """
+    k = check_int("k", k, low=1)
+    if not isinstance(f, TradeOff):
+        raise TypeError(f"f must be a TradeOff, got {type(f).__name__}")
+    if k == 1 or isinstance(f, Identity):
+        return f
+    if isinstance(f, Gaussian):
+        return Gaussian(k * f.mu)
+    if isinstance(f, PiecewiseLinear):
+        return _group_pl(f, k)
+    if f.kind == "approximation":
+        return _group_pl(f.to_piecewise(), k)
+    if isinstance(f, Bracketed):
+        lo, hi = f.lower, f.upper
+    else:
+        lo, hi = _pl_bracket(f)
+    return Bracketed(_group_pl(lo, k), _group_pl(hi, k), name=f"group({f!r}, {k})")
+
+
+# ------------------------------------------------------------------------ symmetrization
+def _xbar(f: PiecewiseLinear) -> float:
+    """x̄ = inf{x : −1 ∈ ∂f(x)}: the first breakpoint whose right segment has loss ≤ 0."""
+    _, _, loss = f._segments
+    k = int(np.searchsorted(-loss, 0.0, side="left"))  # segments with loss > 0 come first
+    return float(f._a[min(k, f._a.size - 1)])
+
+
+def symmetrize(f: TradeOff) -> TradeOff:
+    """Symm(f) (DRS Definition F.1, MATH §6), for add/remove neighbouring relations.
+
+    With x̄ = inf{x : −1 ∈ ∂f(x)}: if x̄ ≤ f(x̄), Symm(f) = min{f, f⁻¹}** (f on [0, x̄], the line
+    x̄ + f(x̄) − α, f⁻¹ beyond); otherwise Symm(f) = max{f, f⁻¹} (the second case as stated in
+    MATH §6). Symmetric curves are returned unchanged. Exact for piecewise-linear curves; for a
+    bracket the lower curve uses min{·,·}** and the upper max{·,·}, which bound Symm in either case.
+    """
+    if not isinstance(f, TradeOff):
+        raise TypeError(f"f must be a TradeOff, got {type(f).__name__}")
+    if isinstance(f, (Gaussian, Laplace, EpsDelta, Identity, Subsampled)):
+        return f
+    if isinstance(f, PiecewiseLinear):
+        if f.is_symmetric:
+            return f
+        x = _xbar(f)
+        inv = f.inverse()
+        if x <= float(f(x)):
+            return min_envelope(f, inv)
+        return max_curve(f, inv)
+    if isinstance(f, Bracketed) or f.kind != "approximation":
+        lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)
+        return Bracketed(
+            min_envelope(lo, lo.inverse()),
+            max_curve(hi, hi.inverse()),
+            name=f"symmetrize({f!r})",
+        )
+    return symmetrize(f.to_piecewise())
+
+
+# ------------------------------------------------------------------------ subsampling
+class Mixture(TradeOff):
+    """f_p = p f + (1 − p) Id = T(P, (1 − p)P + pQ) for f = T(P, Q) (mixture identity, MATH §7).
+
+    The add pair of Poisson subsampling at rate p. Its privacy loss is L' = log(1 − p + p e^L),
+    a monotone function of f's loss L, so δ(ε) = p δ_f(log(1 + (e^ε − 1)/p)) for ε > log(1 − p)
+    and 1 − e^ε below. Exact.
+
+    Examples
+    --------
+    >>> m = Mixture(Gaussian(1.0), 0.1)
+    >>> round(m(0.2), 6) == round(0.1 * Gaussian(1.0)(0.2) + 0.9 * 0.8, 6)
+    True
+    """
+
+    def __init__(self, base: TradeOff, p: float) -> None:
+        self.base = base
+        self.p = check_scalar("p", p, low=0.0, high=1.0)
+        self.kind = base.kind
+
+    @property
+    def lower(self) -> TradeOff:
+        return self if self.kind == "exact" else Mixture(self.base.lower, self.p)
+
+    @property
+    def upper(self) -> TradeOff:
+        return self if self.kind == "exact" else Mixture(self.base.upper, self.p)
+
+    def _eval(self, alpha: np.ndarray) -> np.ndarray:
+        return self.p * np.asarray(self.base(alpha)) + (1.0 - self.p) * (1.0 - alpha)
+
+    def _inner_eps(self, eps: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            return np.log1p(np.expm1(np.minimum(eps, 700.0)) / self.p) + np.where(
+                eps > 700.0, eps - 700.0, 0.0
+            )
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        p = self.p
+        if p == 0.0:
+            return np.maximum(-np.expm1(np.minimum(eps, 0.0)), 0.0)
+        thr = math.log1p(-p) if p < 1.0 else -math.inf
+        inner = self._inner_eps(np.where(eps > thr, eps, 0.0))
+        val = p * np.asarray(self.base.delta(np.where(eps > thr, inner, 0.0)), dtype=float)
+        return np.where(eps > thr, val, -np.expm1(np.minimum(eps, 0.0)))
+
+    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        p = self.p
+        if p == 0.0:
+            return np.zeros_like(delta)
+        inner = np.asarray(self.base.epsilon(np.minimum(delta / p, 1.0)), dtype=float)
+        with np.errstate(over="ignore"):
+            return np.log1p(p * np.expm1(np.minimum(inner, 700.0))) + np.maximum(inner - 700, 0)
+
+    def _loss_bins(self, edges: np.ndarray) -> LossBins:
+        p = self.p
+        thr = math.log1p(-p) if p < 1.0 else -math.inf
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            e = np.where(
+                edges > thr,
+                np.log(np.expm1(np.minimum(edges, 700.0)) + p)
+                - math.log(p)
+                + np.maximum(edges - 700.0, 0.0),
+                -np.inf,
+            )
+        b = self.base._loss_bins(e)
+        pp = b.p.copy()
+        qq = (1.0 - p) * b.p + p * b.q
+        p_below, q_below = b.p_below, (1.0 - p) * b.p_below + p * b.q_below
+        if edges[0] <= thr:  # base mass at loss −∞ sits at log(1 − p) inside the grid
+            neg = b.p_below  # edges map to −∞ there, so p_below is exactly P[L = −∞]
+            j = int(np.searchsorted(edges, thr, side="left")) - 1
+            if 0 <= j < pp.size:
+                pp[j] += neg
+                qq[j] += (1.0 - p) * neg
+                p_below, q_below = 0.0, 0.0
+        return LossBins(
+            p=pp,
+            q=qq,
+            p_below=p_below,
+            q_below=q_below,
+            p_above=b.p_above,
+            q_above=(1.0 - p) * b.p_above + p * b.q_above,
+            q_inf=p * b.q_inf,
+        )
+
+    def __repr__(self) -> str:
+        return f"Mixture({self.base!r}, p={self.p:.6g})"
+
+    def _label(self) -> str:
+        return f"{self.p:.3g}·{self.base._label()} + {1 - self.p:.3g}·Id"
+
+
+def _x_star(f: TradeOff) -> float:
+    """x* with f'(x*) = −1 for the symmetric families (MATH §7)."""
+    if isinstance(f, Gaussian):
+        return float(norm_cdf(-f.mu / 2.0))
+    if isinstance(f, Laplace):
+        return 0.5 * math.exp(-f.mu / 2.0)
+    raise TypeError(f"no closed-form x* for {f!r}")
+
+
+class Subsampled(TradeOff):
+    """C_p(f) for a symmetric closed-form f (Gaussian, Laplace): DRS Thm 4.2, MATH §7. Exact.
+
+    C_p(f) = f_p on [0, x*], the line x* + f_p(x*) − α on [x*, f_p(x*)], f_p⁻¹ on [f_p(x*), 1],
+    with f'(x*) = −1 (for G_μ, x* = Φ(−μ/2)). For ε ≥ 0, δ(ε) = p δ_f(log(1 + (e^ε − 1)/p)), so
+    ε(δ) = log(1 + p(e^{ε_f(δ/p)} − 1)): the amplification formula applied to f's exact profile.
+
+    Examples
+    --------
+    >>> c = Subsampled(Gaussian(1.0), 0.1)
+    >>> x = float(norm_cdf(-0.5))
+    >>> round(c(x), 12) == round(0.1 * Gaussian(1.0)(x) + 0.9 * (1 - x), 12)
+    True
+    """
+
+    def __init__(self, base: TradeOff, p: float) -> None:
+        self.base = base
+        self.p = check_scalar("p", p, low=0.0, high=1.0)
+        self.mix = Mixture(base, self.p)
+        self.x_star = _x_star(base)
+        self.y_star = float(self.mix(self.x_star))
+
+    @property
+    def is_symmetric(self) -> bool:
+        return True
+
+    def inverse(self) -> Subsampled:
+        return self
+
+    def _eval(self, alpha: np.ndarray) -> np.ndarray:
+        xs, ys = self.x_star, self.y_star
+        left = np.asarray(self.mix(np.minimum(alpha, xs)))
+        right = np.asarray(Inverse(self.mix)(np.clip(alpha, ys, 1.0)))
+        return np.where(alpha <= xs, left, np.where(alpha <= ys, xs + ys - alpha, right))
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        pos = np.asarray(self.mix._delta(np.abs(eps)))
+        with np.errstate(over="ignore"):
+            neg = -np.expm1(np.minimum(eps, 0.0)) + np.exp(np.minimum(eps, 0.0)) * pos
+        return np.where(eps >= 0, pos, neg)
+
+    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        return self.mix._epsilon(delta)
+
+    def _loss_bins(self, edges: np.ndarray) -> LossBins:
+        # positive losses: those of f_p; negative: mirrored with P and Q swapped; an atom at 0
+        m0 = self.y_star - self.x_star
+        pos = self.mix._loss_bins(np.maximum(edges, 0.0))
+        mir = self.mix._loss_bins(np.maximum(-edges[::-1], 0.0))
+        up = edges[1:] > 0.0
+        p = np.where(up, pos.p, mir.q[::-1])
+        q = np.where(up, pos.q, mir.p[::-1])
+        nb = edges.size - 1
+        j0 = int(np.searchsorted(edges, 0.0, side="left")) - 1
+        p_below = q_below = p_above = q_above = 0.0
+        if 0 <= j0 < nb:
+            p[j0] += m0
+            q[j0] += m0
+        elif j0 < 0:
+            p_below += m0
+            q_below += m0
+        else:
+            p_above += m0
+            q_above += m0
+        if edges[0] < 0:
+            p_below += mir.q_above + mir.q_inf
+            q_below += mir.p_above
+        else:  # the whole negative side lies below the grid
+            p_below += pos.q_below * 0.0 + _neg_mass(self, "P")
+            q_below += _neg_mass(self, "Q")
+        if edges[-1] > 0:
+            p_above += pos.p_above
+            q_above += pos.q_above
+        return LossBins(
+            p=p,
+            q=q,
+            p_below=p_below,
+            q_below=q_below,
+            p_above=p_above,
+            q_above=q_above,
+            q_inf=pos.q_inf,
+        )
+
+    def __repr__(self) -> str:
+        return f"Subsampled({self.base!r}, p={self.p:.6g})"
+
+    def _label(self) -> str:
+        return f"$C_{{{self.p:.3g}}}$({self.base._label()})"
+
+
+def _neg_mass(c: Subsampled, which: str) -> float:
+    """P- or Q-mass of C_p(f) at negative losses (mirror of the positive side of f_p)."""
+    b = c.mix._loss_bins(np.array([0.0, 1e300]))
+    pos_p = float(b.p.sum() + b.p_above)
+    pos_q = float(b.q.sum() + b.q_above + b.q_inf)
+    return pos_q if which == "P" else pos_p
+
+
+def subsample(f: TradeOff, p: float) -> TradeOff:
+    """C_p(f) = min{f_p, f_p⁻¹}** with f_p = p f + (1 − p) Id (DRS Thm 4.2, MATH §7).
+
+    Sampling m of n records without replacement (p = m/n) under replace-one neighbours. Exact for
+    G_μ and Laplace (closed form with the kink at x*), exact for piecewise-linear curves (the
+    lower convex envelope), bracketed otherwise.
+
+    Examples
+    --------
+    >>> c = subsample(EpsDelta(1.0), 0.1)
+    >>> round(float(c.epsilon(0.0)), 6) == round(math.log(1 + 0.1 * (math.e - 1)), 6)
+    True
+    """
+    p = check_scalar("p", p, low=0.0, high=1.0)
+    if not isinstance(f, TradeOff):
+        raise TypeError(f"f must be a TradeOff, got {type(f).__name__}")
+    if p == 0.0 or isinstance(f, Identity):
+        return Identity()
+    if isinstance(f, (Gaussian, Laplace)) and (f.mu > 0):
+        return Subsampled(f, p)
+    if isinstance(f, PiecewiseLinear):
+        fp = _mixture_pl(f, p)
+        return min_envelope(fp, fp.inverse())
+    if f.kind == "approximation":
+        return subsample(f.to_piecewise(), p)
+    lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)
+    return Bracketed(subsample(lo, p), subsample(hi, p), name=f"subsample({f!r}, {p:.6g})")
+
+
+@dataclass(frozen=True)
+class PoissonPairs:
+    """Poisson subsampling at rate p of an f-DP mechanism, f = T(P, Q) (MATH §7).
+
+    ``add`` = T(P, (1 − p)P + pQ) = p f + (1 − p) Id and ``remove`` = T((1 − p)Q + pP, Q) =
+    (p f⁻¹ + (1 − p) Id)⁻¹ are the two neighbouring directions (add/remove relation); the
+    mechanism is ``symmetric`` = min{add, add⁻¹, remove, remove⁻¹}**-DP.
+    """
+
+    add: TradeOff
+    remove: TradeOff
+    symmetric: TradeOff
+
+
+def poisson_subsample(f: TradeOff, p: float) -> PoissonPairs:
+    """The add/remove pairs of Poisson subsampling at rate p and their symmetrization.
+
+    Examples
+    --------
+    >>> pp = poisson_subsample(Gaussian(1.0), 0.1)
+    >>> round(float(pp.symmetric.epsilon(1e-5)), 6) == round(float(pp.add.epsilon(1e-5)), 6)
+    True
+    """
+    p = check_scalar("p", p, low=0.0, high=1.0)
+    add = Mixture(f, p)
+    remove = Inverse(Mixture(f.inverse(), p))
+    if isinstance(f, (Gaussian, Laplace)) and f.mu > 0:
+        sym: TradeOff = Subsampled(f, p)  # symmetric f: remove = add⁻¹, so this is C_p(f)
+    elif isinstance(f, PiecewiseLinear):
+        a = _mixture_pl(f, p)
+        r = _mixture_pl(f.inverse(), p).inverse()
+        sym = min_envelope(min_envelope(a, a.inverse()), min_envelope(r, r.inverse()))
+    else:
+        lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)
+        plo, phi = poisson_subsample(lo, p).symmetric, poisson_subsample(hi, p).symmetric
+        sym = Bracketed(plo, phi, name=f"poisson_subsample({f!r}, {p:.6g})")  # type: ignore
+    return PoissonPairs(add=add, remove=remove, symmetric=sym)
+
+
+def _as_any(x: Any) -> Any:  # pragma: no cover - typing helper
+    return x

@@ -1,0 +1,212 @@
+"""Tests of fdp.operations: group privacy, symmetrization, subsampling (DRS Thm 2.14, Def F.1,
+Thm 4.2; MATH §5–7), each against an independent computation or closed form."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate, optimize, stats
+
+import fdp
+from fdp.operations import (
+    Mixture,
+    Subsampled,
+    group,
+    max_curve,
+    min_envelope,
+    poisson_subsample,
+    subsample,
+    symmetrize,
+)
+
+GRID = np.unique(np.concatenate([np.linspace(0, 1, 801), np.logspace(-10, -1, 40)]))
+
+
+def check_axioms(f: fdp.TradeOff, tol: float = 1e-9) -> None:
+    y = np.asarray(f(GRID))
+    assert np.all(np.isfinite(y)) and np.all(y >= -tol) and np.all(y <= 1 - GRID + tol)
+    assert np.all(np.diff(y) <= tol)
+    a = np.linspace(0, 1, 1001)
+    z = np.asarray(f(a))
+    assert np.all(z[:-2] + z[2:] - 2 * z[1:-1] >= -1e-9)
+
+
+def group_direct(f: fdp.TradeOff, k: int, a: np.ndarray) -> np.ndarray:
+    """1 − (1 − f)^{∘k}(α) evaluated pointwise by iterating the map (DRS Thm 2.14)."""
+    x = np.asarray(a, dtype=float)
+    for _ in range(k):
+        x = 1.0 - np.asarray(f(np.clip(x, 0, 1)))  # (1 − f) applied k times
+    return 1.0 - x
+
+
+# ------------------------------------------------------------------------------- group
+@pytest.mark.parametrize("mu,k", [(0.5, 2), (1.0, 3), (0.2, 10)])
+def test_gaussian_group_closed_form_and_general_operator(mu: float, k: int) -> None:
+    g = fdp.Gaussian(mu).group(k)
+    assert isinstance(g, fdp.Gaussian) and g.mu == pytest.approx(k * mu)
+    # DRS Cor 2.15 through the general operator evaluated pointwise
+    np.testing.assert_allclose(group_direct(fdp.Gaussian(mu), k, GRID), g(GRID), atol=1e-12)
+    # the general operator on a bracket of G_μ brackets G_{kμ}
+    h = group(fdp.Bracketed(*_gauss_bracket(mu)), k)
+    assert np.all(h.lower(GRID) <= g(GRID) + 1e-9) and np.all(h.upper(GRID) >= g(GRID) - 1e-9)
+
+
+def _gauss_bracket(mu: float) -> tuple[fdp.PiecewiseLinear, fdp.PiecewiseLinear]:
+    from fdp.operations import _pl_bracket
+
+    return _pl_bracket(fdp.Gaussian(mu))
+
+
+@pytest.mark.parametrize("eps,delta,k", [(1.0, 0.0, 2), (0.5, 1e-3, 3), (0.2, 1e-4, 5)])
+def test_epsdelta_group_exact_and_beats_classical(eps: float, delta: float, k: int) -> None:
+    f = fdp.EpsDelta(eps, delta)
+    g = f.group(k)
+    assert isinstance(g, fdp.PiecewiseLinear) and g.kind == "exact"
+    np.testing.assert_allclose(g(GRID), group_direct(f, k, GRID), atol=1e-12)
+    classical = fdp.EpsDelta(k * eps, min(1.0, delta * sum(math.exp(i * eps) for i in range(k))))
+    assert g.dominates(classical)
+    check_axioms(g)
+
+
+def test_group_of_randomized_response_approaches_laplace() -> None:
+    # DRS: 1 − (1 − f_{μ/k,0})^{∘k} → L_μ as k → ∞
+    mu = 1.0
+    dist = []
+    for k in (2, 8, 32, 128):
+        g = fdp.EpsDelta(mu / k, 0.0).group(k)
+        dist.append(float(np.max(np.abs(g(GRID) - fdp.Laplace(mu)(GRID)))))
+    assert all(b < a for a, b in zip(dist, dist[1:], strict=False))
+    assert dist[-1] < 5e-3
+
+
+# ------------------------------------------------------------------------------- symmetrize
+def asym_curve() -> fdp.PiecewiseLinear:
+    # an asymmetric pair: T(P, Q) of two 3-point distributions
+    return fdp.from_distributions([0.6, 0.3, 0.1], [0.1, 0.2, 0.7])
+
+
+def test_symmetrize_properties() -> None:
+    f = asym_curve()
+    assert not f.is_symmetric
+    s = symmetrize(f)
+    assert s.is_symmetric
+    check_axioms(s)
+    lower = np.minimum(f(GRID), f.inverse()(GRID))
+    assert np.all(s(GRID) <= np.maximum(f(GRID), f.inverse()(GRID)) + 1e-12)
+    assert np.all(s(GRID) >= np.asarray(min_envelope(f, f.inverse())(GRID)) - 1e-12)
+    assert np.all(np.asarray(min_envelope(f, f.inverse())(GRID)) <= lower + 1e-12)
+    for c in (fdp.Gaussian(1.0), fdp.EpsDelta(1.0, 0.1), fdp.Laplace(0.5)):
+        assert symmetrize(c) is c
+
+
+def test_min_envelope_is_the_convex_envelope() -> None:
+    f = asym_curve()
+    g = f.inverse()
+    env = min_envelope(f, g)
+    # independent: lower convex hull of the minimum sampled on a fine grid
+    x = np.linspace(0, 1, 20001)
+    y = np.minimum(f(x), g(x))
+    ref = fdp.PiecewiseLinear.from_points(x, y)
+    np.testing.assert_allclose(env(GRID), ref(GRID), atol=1e-6)
+    assert np.all(env(GRID) <= np.minimum(f(GRID), g(GRID)) + 1e-12)
+    mx = max_curve(f, g)
+    np.testing.assert_allclose(mx(GRID), np.maximum(f(GRID), g(GRID)), atol=1e-12)
+
+
+# ------------------------------------------------------------------------------- subsample
+def explicit_cp_gaussian(mu: float, p: float, a: np.ndarray) -> np.ndarray:
+    """DRS Thm 4.2 / MATH §7: f_p on [0, x*], a line, f_p⁻¹ beyond; x* = Φ(−μ/2)."""
+    g = fdp.Gaussian(mu)
+
+    def fp(x: float) -> float:
+        return p * float(g(x)) + (1 - p) * (1 - x)
+
+    xs = stats.norm.cdf(-mu / 2)
+    ys = fp(xs)
+    out = []
+    for x in a:
+        if x <= xs:
+            out.append(fp(x))
+        elif x <= ys:
+            out.append(xs + ys - x)
+        else:
+            out.append(optimize.brentq(lambda t, x=x: fp(t) - x, 0.0, 1.0, xtol=1e-15))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("mu,p", [(1.0, 0.1), (2.0, 0.5), (0.5, 0.01)])
+def test_gaussian_subsample_explicit_form(mu: float, p: float) -> None:
+    c = fdp.Gaussian(mu).subsample(p)
+    assert isinstance(c, Subsampled)
+    a = np.linspace(0, 1, 201)
+    np.testing.assert_allclose(c(a), explicit_cp_gaussian(mu, p, a), atol=1e-12)
+    check_axioms(c)
+    assert c.is_symmetric
+
+
+@given(eps=st.floats(0.05, 5.0), p=st.floats(0.01, 1.0))
+@settings(max_examples=25, deadline=None)
+def test_epsdelta_subsample_beats_amplification(eps: float, p: float) -> None:
+    c = fdp.EpsDelta(eps, 0.0).subsample(p)
+    amp = fdp.EpsDelta(math.log1p(p * math.expm1(eps)), 0.0)
+    assert c.dominates(amp, tol=1e-12)
+    check_axioms(c)
+
+
+def test_subsample_epsilon_is_amplified_profile() -> None:
+    c = fdp.Gaussian(1.0).subsample(0.1)
+    for d in (1e-3, 1e-6):
+        inner = fdp.Gaussian(1.0).epsilon(d / 0.1)
+        assert c.epsilon(d) == pytest.approx(math.log1p(0.1 * math.expm1(inner)), rel=1e-12)
+    # δ from the curve itself (sup over α) agrees with the closed form
+    for e in (0.1, 0.5, 1.0):
+        assert fdp.TradeOff._delta(c, np.array([e]))[0] == pytest.approx(c.delta(e), abs=1e-9)
+
+
+def test_mixture_loss_bins_match_integration() -> None:
+    mu, p = 1.0, 0.05
+    m = Mixture(fdp.Gaussian(mu), p)
+    edges = np.array([-0.04, -0.01, 0.0, 0.05, 0.5, 2.0])
+    lb = m._loss_bins(edges)
+
+    def loss(x: float) -> float:
+        return math.log(1 - p + p * math.exp(mu * x - mu * mu / 2))
+
+    def mass(density, lo: float, hi: float) -> float:  # noqa: ANN001
+        f = lambda x: density(x) if lo < loss(x) <= hi else 0.0  # noqa: E731
+        return integrate.quad(f, -12, 14, points=[0.0], limit=400, epsabs=1e-13)[0]
+
+    for j in range(edges.size - 1):
+        pj = mass(stats.norm.pdf, edges[j], edges[j + 1])
+        qj = mass(
+            lambda x: (1 - p) * stats.norm.pdf(x) + p * stats.norm.pdf(x - mu),
+            edges[j],
+            edges[j + 1],
+        )
+        assert lb.p[j] == pytest.approx(pj, abs=1e-8)
+        assert lb.q[j] == pytest.approx(qj, abs=1e-8)
+
+
+def test_poisson_pairs() -> None:
+    pp = poisson_subsample(fdp.Gaussian(1.0), 0.2)
+    a = np.linspace(0, 1, 101)
+    np.testing.assert_allclose(pp.add(a), 0.2 * fdp.Gaussian(1.0)(a) + 0.8 * (1 - a), atol=1e-14)
+    # for a symmetric f the remove pair is the inverse of the add pair
+    np.testing.assert_allclose(pp.remove(a), pp.add.inverse()(a), atol=1e-12)
+    check_axioms(pp.symmetric)
+    q = poisson_subsample(asym_curve(), 0.3)
+    check_axioms(q.symmetric)
+    assert q.symmetric.is_symmetric
+
+
+def test_bad_input() -> None:
+    with pytest.raises(ValueError, match="k"):
+        fdp.Gaussian(1.0).group(0)
+    with pytest.raises(ValueError, match="p"):
+        fdp.Gaussian(1.0).subsample(1.5)
+    with pytest.raises(TypeError, match="f must be"):
+        subsample(1.0, 0.5)  # type: ignore[arg-type]
