@@ -1,0 +1,221 @@
+"""The families and constructors against closed forms, mpmath and Neyman–Pearson computations,
+plus the trade-off axioms (hypothesis) and round trips (issue 2 quality bar)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fdp
+
+mp.mp.dps = 40
+EXTREME_ALPHA = np.array([0.0, 1e-300, 1e-12, 0.5, 1 - 1e-12, 1.0])
+GRID = np.unique(np.concatenate([np.linspace(0, 1, 2001), np.logspace(-12, -1, 50)]))
+
+
+def assert_axioms(f: fdp.TradeOff, tol: float = 1e-12) -> None:
+    """Convex, non-increasing, within [0, 1 − α] (DRS Prop 2.2) on a grid."""
+    y = np.asarray(f(GRID))
+    assert np.all(np.isfinite(y))
+    assert np.all(y >= 0) and np.all(y <= 1 - GRID + tol)
+    assert np.all(np.diff(y) <= tol)
+    a = np.linspace(0, 1, 2001)
+    z = np.asarray(f(a))
+    assert np.all(z[:-2] + z[2:] - 2 * z[1:-1] >= -1e-10)
+
+
+def np_curve(p: np.ndarray, q: np.ndarray, alpha: float) -> float:
+    """Neyman–Pearson for discrete P, Q: reject the outcomes of largest q/p first, randomize."""
+    with np.errstate(divide="ignore"):
+        r = np.where(p > 0, q / np.where(p > 0, p, 1), np.inf)
+    order = np.argsort(-r, kind="stable")
+    spent, power = 0.0, 0.0
+    for i in order:
+        if spent + p[i] <= alpha:
+            spent += p[i]
+            power += q[i]
+        else:
+            power += q[i] * (alpha - spent) / p[i] if p[i] > 0 else q[i]
+            spent = alpha
+            break
+    return 1.0 - power
+
+
+# ------------------------------------------------------------------------------ Gaussian
+@pytest.mark.parametrize("mu", [0.0, 1e-6, 0.3, 1.0, 3.0, 50.0])
+def test_gaussian_against_mpmath(mu: float) -> None:
+    f = fdp.Gaussian(mu)
+    for a in [1e-300, 1e-12, 1e-3, 0.2, 0.5, 0.9, 1 - 1e-9]:
+        with mp.workdps(400):  # Φ(Φ⁻¹(1−α) − μ), with enough digits to resolve 1 − 1e-300
+            ref = mp.ncdf(-mp.sqrt(2) * mp.erfinv(2 * mp.mpf(a) - 1) - mu)
+        assert f(a) == pytest.approx(float(ref), rel=1e-9, abs=1e-300)
+    y = f(EXTREME_ALPHA)
+    assert y[0] == 1.0 and y[-1] == 0.0 and np.all(np.isfinite(y))
+    assert_axioms(f)
+
+
+def test_gaussian_inverse_and_round_trips() -> None:
+    f = fdp.Gaussian(1.3)
+    assert f.inverse() is f and f.is_symmetric
+    for e in [0.0, 0.5, 2.0, 6.0]:
+        d = f.delta(e)
+        assert f.epsilon(d) == pytest.approx(e, abs=1e-9)
+    # δ(ε) = sup_α (1 − e^ε α − f(α)) on a fine grid (DRS Prop 2.12)
+    a = np.linspace(0, 1, 200001)
+    for e in [0.0, 1.0, 3.0]:
+        assert f.delta(e) == pytest.approx(np.max(1 - math.exp(e) * a - f(a)), abs=1e-8)
+
+
+# ------------------------------------------------------------------------------ Laplace
+def laplace_np(mu: float, alpha: float) -> float:
+    """T(Lap(0,1), Lap(μ,1)) by direct Neyman–Pearson on the densities (likelihood ratio is
+    e^{|x|−|x−μ|}: reject x ≥ t; randomize on the atom of the ratio at x ≥ μ)."""
+
+    # P[X ≥ t] for Lap(0,1)
+    def sf(t: float) -> float:
+        return 0.5 * math.exp(-t) if t >= 0 else 1 - 0.5 * math.exp(t)
+
+    if alpha <= sf(mu):  # reject x ≥ t with t ≥ μ: α = e^{−t}/2, β = 1 − e^μ α
+        return 1 - alpha * math.exp(mu)
+    if alpha <= 0.5:  # t ∈ [0, μ]: α = e^{−t}/2, β = Q[X < t] = e^{t−μ}/2
+        t = -math.log(2 * alpha)
+        return 0.5 * math.exp(t - mu)
+    return math.exp(-mu) * (1 - alpha)  # t < 0: β = e^{t−μ}/2 with α = 1 − e^t/2
+
+
+@pytest.mark.parametrize("mu", [0.1, 1.0, 3.0])
+def test_laplace_against_neyman_pearson(mu: float) -> None:
+    f = fdp.Laplace(mu)
+    for a in [1e-6, 0.5 * math.exp(-mu), 0.1, 0.3, 0.5, 0.7, 0.99]:
+        assert f(a) == pytest.approx(laplace_np(mu, a), rel=1e-12)
+    assert_axioms(f)
+    a = np.linspace(0, 1, 200001)
+    for e in [0.0, mu / 2, mu, 2 * mu, -0.5]:
+        assert f.delta(e) == pytest.approx(max(np.max(1 - math.exp(e) * a - f(a)), 0), abs=1e-8)
+    assert f.epsilon(0.0) == pytest.approx(mu)
+    assert f.epsilon(f.delta(mu / 3)) == pytest.approx(mu / 3, rel=1e-12)
+
+
+def test_laplace_extremes() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for mu in (0.0, 1e-6, 50.0):
+            y = fdp.Laplace(mu)(EXTREME_ALPHA)
+            assert np.all(np.isfinite(y)) and y[0] == 1.0 and y[-1] == 0.0
+
+
+# ------------------------------------------------------------------------------ EpsDelta
+@given(eps=st.floats(0.0, 100.0), delta=st.floats(0.0, 1.0), a=st.floats(0.0, 1.0))
+@settings(max_examples=200, deadline=None)
+def test_epsdelta_formula(eps: float, delta: float, a: float) -> None:
+    f = fdp.EpsDelta(eps, delta)
+    ref = max(0.0, 1 - delta - math.exp(eps) * a, math.exp(-eps) * (1 - delta - a))
+    assert f(a) == pytest.approx(ref, abs=1e-12)
+
+
+@given(eps=st.floats(0.0, 20.0), delta=st.floats(0.0, 0.5))
+@settings(max_examples=50, deadline=None)
+def test_epsdelta_profile_and_axioms(eps: float, delta: float) -> None:
+    f = fdp.EpsDelta(eps, delta)
+    assert f.delta(eps) == pytest.approx(delta, abs=1e-15)
+    assert f.epsilon(delta) == pytest.approx(eps, abs=1e-9)
+    assert_axioms(f)
+    np.testing.assert_allclose(f.inverse().inverse()(GRID), f(GRID), atol=1e-15)
+
+
+# ------------------------------------------------------------------------------ constructors
+def test_randomized_response_is_epsdelta() -> None:
+    f = fdp.from_distributions([0.75, 0.25], [0.25, 0.75])
+    np.testing.assert_allclose(f(GRID), fdp.EpsDelta(math.log(3), 0)(GRID), atol=1e-15)
+    assert f(0.1) == pytest.approx(0.7, abs=1e-15)  # PEERS: riskcal/gdpnum get 0.25 or 1.0
+
+
+@pytest.mark.parametrize("k,eps", [(3, 1.0), (5, 2.0), (10, 0.5)])
+def test_kary_randomized_response_exact(k: int, eps: float) -> None:
+    e = math.exp(eps)
+    p = np.full(k, 1 / (e + k - 1))
+    p[0] = e / (e + k - 1)
+    q = np.roll(p, 1)
+    f = fdp.from_distributions(p, q)
+    for a in [0.0, 0.01, 0.1, 0.3, 0.7, 1.0]:
+        assert f(a) == pytest.approx(np_curve(p, q, a), abs=1e-14)
+    assert f.epsilon(0.0) == pytest.approx(eps, rel=1e-12)
+    assert_axioms(f)
+
+
+@given(
+    st.lists(st.floats(0.0, 1.0), min_size=2, max_size=8),
+    st.lists(st.floats(0.0, 1.0), min_size=2, max_size=8),
+)
+@settings(max_examples=80, deadline=None)
+def test_from_distributions_axioms_and_neyman_pearson(pl: list[float], ql: list[float]) -> None:
+    n = min(len(pl), len(ql))
+    p, q = np.array(pl[:n]), np.array(ql[:n])
+    if p.sum() <= 1e-6 or q.sum() <= 1e-6:
+        return
+    p, q = p / p.sum(), q / q.sum()
+    f = fdp.from_distributions(p, q)
+    assert_axioms(f, tol=1e-12)
+    for a in [0.0, 0.05, 0.4, 0.9]:
+        assert f(a) == pytest.approx(np_curve(p, q, a), abs=1e-9)
+    np.testing.assert_allclose(f.inverse().inverse()(GRID), f(GRID), atol=1e-12)
+    np.testing.assert_allclose(f.inverse()(GRID), fdp.from_distributions(q, p)(GRID), atol=1e-9)
+
+
+@pytest.mark.parametrize("f", [fdp.Gaussian(1.0), fdp.Laplace(1.0)])
+def test_from_eps_delta_of_own_profile(f: fdp.TradeOff) -> None:
+    eps = np.linspace(0, 8, 4001)
+    g = fdp.from_eps_delta(eps, f.delta(eps))
+    diff = np.asarray(f(GRID)) - np.asarray(g(GRID))
+    assert np.all(diff >= -1e-12) and np.max(diff) <= 1e-4
+    assert_axioms(g)
+
+
+def test_from_points() -> None:
+    f = fdp.from_points([0.0, 0.1, 0.5], [0.8, 0.3, 0.05])
+    assert f.kind == "approximation"
+    assert f(0.1) == pytest.approx(0.3) and f(1.0) == 0.0
+    assert_axioms(f)
+    with pytest.raises(ValueError, match="beta <= 1 - alpha"):
+        fdp.from_points([0.5], [0.6])
+
+
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: fdp.Gaussian(-1.0), "mu"),
+        (lambda: fdp.Gaussian(float("inf")), "mu"),
+        (lambda: fdp.Laplace(float("nan")), "mu"),
+        (lambda: fdp.EpsDelta(-1.0, 0.1), "eps"),
+        (lambda: fdp.EpsDelta(1.0, 1.5), "delta"),
+        (lambda: fdp.Gaussian(1.0)(1.5), "alpha"),
+        (lambda: fdp.Gaussian(1.0)(-0.1), "alpha"),
+        (lambda: fdp.Gaussian(1.0).epsilon(2.0), "delta"),
+        (lambda: fdp.Gaussian(1.0).delta(float("nan")), "eps"),
+        (lambda: fdp.from_distributions([0.5, 0.4], [0.5, 0.5]), "p"),
+        (lambda: fdp.from_distributions([0.5, 0.5], [1.0]), "same length"),
+        (lambda: fdp.from_eps_delta([1.0, 2.0], [0.1]), "same length"),
+        (lambda: fdp.from_points([0.1, 0.2], [0.5]), "same length"),
+        (lambda: fdp.Gaussian("x"), "mu"),
+    ],
+)
+def test_bad_input(call, name: str) -> None:  # noqa: ANN001
+    with pytest.raises((ValueError, TypeError), match=name):
+        call()
+
+
+def test_dominates_and_repr() -> None:
+    assert fdp.Gaussian(0.5).dominates(fdp.Gaussian(1.0))
+    assert not fdp.Gaussian(1.0).dominates(fdp.Gaussian(0.5))
+    assert fdp.EpsDelta(1.0, 0.0).dominates(
+        fdp.Gaussian(-2 * float(mp.erfinv(2 / (1 + mp.e) - 1) * mp.sqrt(2)) - 1e-9)
+    )
+    assert repr(fdp.Gaussian(1.0)) == "Gaussian(mu=1)"
+    assert repr(fdp.EpsDelta(1.0, 1e-5)) == "EpsDelta(eps=1, delta=1e-05)"
+    assert fdp.Identity()(0.3) == pytest.approx(0.7)

@@ -1,0 +1,115 @@
+"""fdp.gdp against mpmath at 50 digits (DRS Cor 2.13) over the issue's ranges and extremes."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fdp import gdp
+
+mp.mp.dps = 50
+
+
+def delta_mp(mu: float, eps: float) -> mp.mpf:
+    m, e = mp.mpf(mu), mp.mpf(eps)
+    return mp.ncdf(-e / m + m / 2) - mp.e**e * mp.ncdf(-e / m - m / 2)
+
+
+MUS = [1e-3, 0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 50.0]
+EPSS = [0.0, 0.01, 0.5, 1.0, 3.0, 10.0, 30.0, 100.0]
+
+
+@pytest.mark.parametrize("mu", MUS)
+@pytest.mark.parametrize("eps", EPSS)
+def test_delta_matches_mpmath(mu: float, eps: float) -> None:
+    ref = delta_mp(mu, eps)
+    got = gdp.delta(mu, eps)
+    if ref < mp.mpf("1e-300"):
+        assert got <= 1e-290
+        return
+    assert got == pytest.approx(float(ref), rel=1e-9)
+
+
+@pytest.mark.parametrize("mu", MUS)
+@pytest.mark.parametrize("delta", [1e-300, 1e-100, 1e-30, 1e-10, 1e-5, 1e-2, 0.3, 0.99])
+def test_epsilon_matches_mpmath(mu: float, delta: float) -> None:
+    e = gdp.epsilon(mu, delta)
+    d0 = delta_mp(mu, 0.0)
+    if delta >= d0:
+        assert e == 0.0
+        return
+    assert math.isfinite(e) and e > 0
+    # the mpmath δ at the returned ε equals the target (relative 1e-9 in δ means ε is exact)
+    assert float(delta_mp(mu, e)) == pytest.approx(delta, rel=1e-8)
+    # and is the root: a slightly smaller ε violates the target
+    assert delta_mp(mu, e * (1 - 1e-9) - 1e-300) > delta
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.1, 1.0, 5.0, 50.0])
+@pytest.mark.parametrize("delta", [1e-300, 1e-12, 1e-5, 0.1])
+def test_mu_inverts_delta(eps: float, delta: float) -> None:
+    m = gdp.mu(eps, delta)
+    assert math.isfinite(m) and m > 0
+    assert float(delta_mp(m, eps)) == pytest.approx(delta, rel=1e-8)
+
+
+def test_opacus_failure_cases_and_extremes() -> None:
+    # PEERS.md: Opacus' bracket [0, 500] fails for μ = 30, δ = 1e-5
+    e = gdp.epsilon(30.0, 1e-5)
+    assert float(delta_mp(30.0, e)) == pytest.approx(1e-5, rel=1e-8)
+    assert e > 500
+    e = gdp.epsilon(50.0, 1e-300)
+    assert math.isfinite(e) and float(delta_mp(50.0, e)) == pytest.approx(1e-300, rel=1e-8)
+    assert gdp.epsilon(0.0, 1e-5) == 0.0
+    assert gdp.epsilon(1.0, 0.0) == math.inf
+    assert gdp.delta(0.0, 1.0) == 0.0
+    assert gdp.delta(1.0, math.inf) == 0.0
+
+
+def test_vectorized_and_broadcast() -> None:
+    mus = np.array([0.5, 1.0, 2.0])
+    out = gdp.delta(mus[:, None], np.array([0.0, 1.0])[None, :])
+    assert out.shape == (3, 2)
+    assert out[1, 1] == pytest.approx(gdp.delta(1.0, 1.0))
+    eps = gdp.epsilon(mus, 1e-5)
+    np.testing.assert_allclose(gdp.delta(mus, eps), 1e-5, rtol=1e-9)
+
+
+@given(mu=st.floats(1e-3, 50.0), eps=st.floats(0.0, 100.0))
+@settings(max_examples=60, deadline=None)
+def test_round_trip_eps_delta(mu: float, eps: float) -> None:
+    d = gdp.delta(mu, eps)
+    if d <= 1e-300 or d >= min(gdp.delta(mu, 0.0), 0.99):  # δ near 1 pins ε down only loosely
+        return
+    assert gdp.epsilon(mu, d) == pytest.approx(eps, rel=1e-7, abs=1e-9)
+
+
+def test_sigma_is_smaller_than_classical() -> None:
+    for eps in (0.1, 0.5, 0.9):
+        for delta in (1e-3, 1e-5, 1e-10):
+            classical = math.sqrt(2 * math.log(1.25 / delta)) / eps
+            s = gdp.sigma(eps, delta)
+            assert s < classical
+            assert gdp.delta(1.0 / s, eps) == pytest.approx(delta, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: gdp.delta(-1.0, 1.0), "mu"),
+        (lambda: gdp.delta(float("nan"), 1.0), "mu"),
+        (lambda: gdp.epsilon(1.0, 1.5), "delta"),
+        (lambda: gdp.epsilon(1.0, -0.1), "delta"),
+        (lambda: gdp.mu(-1.0, 0.1), "eps"),
+        (lambda: gdp.sigma(1.0, 1e-5, sensitivity=0.0), "sensitivity"),
+        (lambda: gdp.delta("a", 1.0), "mu"),
+    ],
+)
+def test_bad_input_names_parameter(call, name: str) -> None:  # noqa: ANN001
+    with pytest.raises((ValueError, TypeError), match=name):
+        call()
