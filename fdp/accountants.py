@@ -36,7 +36,7 @@ from ._checks import check_int, check_scalar
 from .composition import compose
 from .tradeoff import TradeOff
 
-__all__ = ["compare", "Comparison", "Row", "advanced_epsilon"]
+__all__ = ["compare", "Comparison", "Row"]
 
 ALL_METHODS = ("exact", "gdp_clt", "edgeworth", "rdp", "advanced")
 
@@ -227,30 +227,13 @@ def _rdp_workload_row(items: list[tuple[TradeOff, int]], d: float) -> Row:
         return Row("rdp", math.nan, "not applicable", note=str(exc))
 
 
-def advanced_epsilon(f: TradeOff, k: int, delta: float) -> float:
-    """Advanced composition (Dwork, Rothblum & Vadhan 2010) of k runs of an f-DP mechanism.
-
-    Each run is (ε₀, δ₀)-DP with ε₀ = f.epsilon(δ₀); k runs are (ε', kδ₀ + δ')-DP with
-    ε' = √(2k ln(1/δ')) ε₀ + k ε₀ (e^{ε₀} − 1), and also (kε₀, kδ₀)-DP (basic composition). The
-    split of δ between kδ₀ and δ' is optimized on a grid. A certified (loose) upper bound.
-    """
-    e_basic = float(f.epsilon(delta / k))
-    best = k * e_basic if math.isfinite(e_basic) else math.inf
-    for frac in (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99):
-        d0 = frac * delta / k
-        dp = (1.0 - frac) * delta
-        e0 = float(f.epsilon(d0))
-        if math.isfinite(e0):
-            adv = math.sqrt(2.0 * k * math.log(1.0 / dp)) * e0 + k * e0 * math.expm1(e0)
-            best = min(best, adv)
-    return best
-
-
 def _advanced_row(items: list[tuple[TradeOff, int]], d: float) -> Row:
     if len(items) != 1:
         return Row("advanced", math.nan, "not applicable", note="needs one repeated mechanism")
     c, n = items[0]
-    eps = advanced_epsilon(c, n, d)
+    from .classical import advanced_for_curve
+
+    eps = advanced_for_curve(c, n, d)
     return Row("advanced", eps, "certified upper bound", note="DRV, optimal δ split")
 
 
@@ -295,6 +278,8 @@ def _dpsgd_rows(s: float, p: float, t: int, d: float, meths: list[str]) -> list[
         )
     if "advanced" in meths:
         step = dp.poisson_subsampled_gaussian(s, p)
-        eps = advanced_epsilon(step, t, d)
+        from .classical import advanced_for_curve
+
+        eps = advanced_for_curve(step, t, d)
         rows.append(Row("advanced", eps, "certified upper bound", note="DRV, optimal δ split"))
     return rows

@@ -1,0 +1,122 @@
+"""fdp.rdp and fdp.classical against closed forms, numerical integration and exact accounting."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+import fdp
+from fdp import classical, rdp
+from fdp.dpsgd import dpsgd
+
+ORD = np.array([1.5, 2.0, 2.5, 3.0, 7.5, 16.0, 32.0])
+
+
+def test_gaussian_rdp_exact() -> None:
+    np.testing.assert_allclose(rdp.gaussian(0.7, ORD), ORD * 0.49 / 2, rtol=1e-15)
+
+
+def renyi_numeric(p_pdf, q_pdf, lam: float, lo: float, hi: float) -> float:  # noqa: ANN001
+    """D_λ(P‖Q) = log ∫ p^λ q^{1−λ} / (λ − 1) by quadrature (independent reference)."""
+
+    def integrand(x: float) -> float:
+        return math.exp(lam * math.log(p_pdf(x)) + (1 - lam) * math.log(q_pdf(x)))
+
+    val = integrate.quad(integrand, lo, hi, epsabs=0, epsrel=1e-11, limit=500, points=[0.0, 1.0])[0]
+    return math.log(val) / (lam - 1)
+
+
+@pytest.mark.parametrize("lam", [1.5, 2.0, 3.0, 4.5, 10.0])
+def test_subsampled_gaussian_matches_integration(lam: float) -> None:
+    s, q = 1.3, 0.05
+    mix = lambda x: (1 - q) * stats.norm.pdf(x, 0, s) + q * stats.norm.pdf(x, 1, s)  # noqa: E731
+    ref = renyi_numeric(mix, lambda x: stats.norm.pdf(x, 0, s), lam, -10, 20)
+    assert rdp.subsampled_gaussian(s, q, [lam])[0] == pytest.approx(ref, rel=1e-7)
+
+
+def test_subsampled_reduces_to_gaussian_at_rate_one() -> None:
+    np.testing.assert_allclose(rdp.subsampled_gaussian(2.0, 1.0, ORD), rdp.gaussian(0.5, ORD))
+    # integer and fractional branches agree where they meet
+    a = rdp.subsampled_gaussian(1.0, 0.02, [3.0])[0]
+    b = rdp._log_a_frac(0.02, 1.0, 3.0) / 2
+    assert a == pytest.approx(b, rel=1e-9)
+
+
+@pytest.mark.parametrize("mu", [0.3, 1.0, 2.5])
+def test_laplace_and_rr_rdp_match_integration(mu: float) -> None:
+    lap = rdp.laplace(mu, [2.0, 4.5])
+    for lam, v in zip([2.0, 4.5], lap, strict=True):
+        ref = renyi_numeric(
+            lambda x: 0.5 * math.exp(-abs(x)), lambda x: 0.5 * math.exp(-abs(x - mu)), lam, -40, 40
+        )
+        assert v == pytest.approx(ref, rel=1e-8)
+    rr = fdp.EpsDelta(mu)
+    np.testing.assert_allclose(rdp.randomized_response(mu, ORD), rdp.of_curve(rr, ORD), rtol=1e-12)
+
+
+def test_rdp_epsilon_is_a_looser_bound() -> None:
+    # Gaussian: exact ε from fdp.gdp is below the RDP ε
+    for mu in (0.5, 1.0, 3.0):
+        r = rdp.gaussian(mu)
+        assert rdp.to_epsilon(r, rdp.DEFAULT_ORDERS, 1e-5) >= fdp.gdp.epsilon(mu, 1e-5)
+        assert rdp.to_epsilon(r, rdp.DEFAULT_ORDERS, 1e-5, method="mironov") >= rdp.to_epsilon(
+            r, rdp.DEFAULT_ORDERS, 1e-5
+        )
+    # DP-SGD: RDP ε ≥ the certified exact ε (PEERS: about +9 % on MNIST)
+    s, p, t = 1.0, 0.01, 1000
+    e_rdp = rdp.to_epsilon(t * rdp.subsampled_gaussian(s, p), rdp.DEFAULT_ORDERS, 1e-5)
+    e_exact = dpsgd(s, p, t).epsilon(1e-5)
+    assert e_rdp >= e_exact and e_rdp < 1.3 * e_exact
+
+
+def test_rdp_tradeoff_is_a_valid_lower_bound() -> None:
+    g = fdp.Gaussian(1.0)
+    c = rdp.to_tradeoff(rdp.gaussian(1.0))
+    a = np.linspace(0, 1, 2001)
+    y = c(a)
+    assert np.all(y <= g(a) + 1e-12)
+    assert np.all(np.diff(y) <= 1e-12) and np.all(y[:-2] + y[2:] - 2 * y[1:-1] >= -1e-10)
+    assert y[200] > 0.5 * g(a[200])  # not trivial
+
+
+def test_classical_composition() -> None:
+    assert classical.basic([0.1] * 10, [1e-6] * 10) == (pytest.approx(1.0), pytest.approx(1e-5))
+    e, d = classical.advanced(0.1, 1e-6, 100, 1e-5)
+    assert e == pytest.approx(math.sqrt(200 * math.log(1e5)) * 0.1 + 10 * math.expm1(0.1))
+    assert d == pytest.approx(1e-4 + 1e-5)
+    # advanced ≥ exact KOV (a bound)
+    for eps, k in [(0.1, 100), (0.5, 20), (0.01, 1000)]:
+        assert classical.advanced_for_curve(fdp.EpsDelta(eps), k, 1e-5) >= classical.kov_epsilon(
+            eps, 0.0, k, 1e-5
+        )
+
+
+def test_kov_brute_force() -> None:
+    # enumerate the 2^k outcomes of k randomized responses (independent of the binomial form)
+    import itertools
+
+    eps, k = 0.7, 6
+    s = math.exp(eps) / (1 + math.exp(eps))
+    p, q = [], []
+    for bits in itertools.product([0, 1], repeat=k):
+        c = sum(bits)
+        p.append(s**c * (1 - s) ** (k - c))
+        q.append((1 - s) ** c * s ** (k - c))
+    ref = fdp.from_distributions(p, q)
+    for et in (0.0, 0.7, 2.1):
+        assert classical.kov_delta(eps, 0.0, k, et) == pytest.approx(ref.delta(et), abs=1e-14)
+
+
+def test_bad_input() -> None:
+    with pytest.raises(ValueError, match="orders"):
+        rdp.gaussian(1.0, [1.0])
+    with pytest.raises(ValueError, match="delta"):
+        rdp.to_epsilon(rdp.gaussian(1.0), rdp.DEFAULT_ORDERS, 0.0)
+    with pytest.raises(ValueError, match="method"):
+        rdp.to_epsilon(rdp.gaussian(1.0), rdp.DEFAULT_ORDERS, 1e-5, method="x")
+    assert np.all(np.isinf(rdp.of_curve(fdp.EpsDelta(1.0, 0.1))))  # δ > 0: RDP is infinite
+    with pytest.raises(TypeError, match="no RDP"):
+        rdp.of_curve(fdp.Laplace(1.0).subsample(0.5))
