@@ -150,23 +150,282 @@ def cmd_dp_to_gdp(args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
+# ------------------------------------------------------------------------------------ curves
+_SPEC_HELP = (
+    "a curve: gaussian:MU, laplace:MU, epsdelta:EPS[,DELTA], rr:EPS (randomized response), identity"
+)
+
+
+def parse_curve(spec: str) -> Any:
+    """A curve from a short spec: ``gaussian:1``, ``laplace:0.1``, ``epsdelta:1,1e-5``, ``rr:1``."""
+    name, _, rest = spec.partition(":")
+    args = [float(x) for x in rest.split(",") if x.strip()] if rest else []
+    name = name.strip().lower()
+    try:
+        if name in ("gaussian", "gdp", "g"):
+            (m,) = args
+            return Gaussian(m)
+        if name in ("laplace", "l"):
+            (m,) = args
+            return Laplace(m)
+        if name in ("epsdelta", "dp", "f"):
+            return EpsDelta(*args)
+        if name in ("rr", "randomized-response"):
+            (e,) = args
+            return EpsDelta(e, 0.0)
+        if name in ("identity", "id"):
+            from .families import Identity
+
+            return Identity()
+    except (TypeError, ValueError) as exc:
+        if isinstance(exc, ValueError) and "must" in str(exc):
+            raise
+        raise ValueError(f"curve spec {spec!r}: wrong number of parameters ({_SPEC_HELP})") from exc
+    raise ValueError(f"curve spec {spec!r} not understood; use {_SPEC_HELP}")
+
+
+def _floats(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError as exc:
+        raise ValueError(f"--alpha must be comma-separated numbers, got {text!r}") from exc
+
+
+def _add_curve(sub: Any) -> None:
+    p = sub.add_parser(
+        "curve",
+        help="β = f(α) of a named curve, or a plot of it",
+        description="Tabulate β = f(α) at --alpha, or draw the curve with --plot.",
+    )
+    p.add_argument("spec", help=_SPEC_HELP)
+    p.add_argument("--count", type=int, default=1, help="compose the curve with itself (≥ 1)")
+    p.add_argument(
+        "--alpha",
+        default="0.001,0.01,0.05,0.1,0.25,0.5",
+        help="comma-separated type I errors in [0, 1]",
+    )
+    p.add_argument("--plot", metavar="FILE", help="write a PNG/PDF/SVG plot of the curve")
+
+
+def cmd_curve(args: argparse.Namespace) -> dict[str, Any]:
+    from ._checks import check_int
+    from .composition import compose
+
+    f = compose(parse_curve(args.spec), repeat=check_int("count", args.count, low=1))
+    alphas = _floats(args.alpha)
+    betas = [float(v) for v in np.atleast_1d(f(np.array(alphas)))]
+    out: dict[str, Any] = {"curve": repr(f), "kind": f.kind, "alpha": alphas, "beta": betas}
+    lines = [f"{f!r} ({f.kind})", "  α            β"]
+    lines += [f"  {a:<12g} {b:.8g}" for a, b in zip(alphas, betas, strict=True)]
+    if args.plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from . import plot
+
+        ax = plot.tradeoff(f)
+        ax.figure.savefig(args.plot, bbox_inches="tight")
+        out["plot"] = args.plot
+        lines.append(f"plot written to {args.plot}")
+    out["text"] = "\n".join(lines)
+    return out
+
+
+# ------------------------------------------------------------------------------------ DP-SGD
+def _add_dpsgd_args(p: Any, target: bool = False) -> None:
+    p.add_argument("--noise-multiplier", type=float, help="σ > 0 (noise std / clipping norm)")
+    p.add_argument(
+        "--sample-rate", type=float, help="p in (0, 1]; or give --batch-size and --dataset-size"
+    )
+    p.add_argument("--steps", type=int, help="T ≥ 1; or give --epochs")
+    p.add_argument("--batch-size", type=int, help="batch size B (p = B / N)")
+    p.add_argument("--dataset-size", type=int, help="dataset size N")
+    p.add_argument("--epochs", type=float, help="epochs E (T = ⌈E N / B⌉)")
+    p.add_argument(
+        "--sampling",
+        choices=["poisson", "uniform"],
+        default="poisson",
+        help="Poisson (add/remove neighbours) or uniform without replacement (replace-one)",
+    )
+    p.add_argument("--delta", type=float, default=1e-5, help="δ in (0, 1) (default 1e-5)")
+
+
+def _dpsgd_params(args: argparse.Namespace, need_sigma: bool = True) -> tuple[Any, float, int]:
+    p = args.sample_rate
+    if p is None:
+        if args.batch_size is None or args.dataset_size is None:
+            raise ValueError("give --sample-rate, or --batch-size and --dataset-size")
+        if args.batch_size <= 0 or args.dataset_size < args.batch_size:
+            raise ValueError(f"--batch-size must be in [1, --dataset-size], got {args.batch_size}")
+        p = args.batch_size / args.dataset_size
+    t = args.steps
+    if t is None:
+        if args.epochs is None or args.batch_size is None or args.dataset_size is None:
+            raise ValueError("give --steps, or --epochs with --batch-size and --dataset-size")
+        if args.epochs <= 0:
+            raise ValueError(f"--epochs must be > 0, got {args.epochs}")
+        t = math.ceil(args.epochs * args.dataset_size / args.batch_size)
+    if need_sigma and args.noise_multiplier is None:
+        raise ValueError("give --noise-multiplier")
+    return args.noise_multiplier, float(p), int(t)
+
+
+def _add_dpsgd(sub: Any) -> None:
+    p = sub.add_parser(
+        "dpsgd",
+        help="account DP-SGD: exact ε (certified bracket), CLT ε, RDP ε, certified μ",
+        description="DP-SGD accounting by every method, e.g. the MNIST example: fdp dpsgd "
+        "--noise-multiplier 1.1 --batch-size 256 --dataset-size 60000 --epochs 60 --delta 1e-5",
+    )
+    _add_dpsgd_args(p)
+
+
+def cmd_dpsgd(args: argparse.Namespace) -> dict[str, Any]:
+    from . import rdp
+    from .dpsgd import dpsgd, dpsgd_clt
+
+    s, p, t = _dpsgd_params(args)
+    h = dpsgd(s, p, t, sampling=args.sampling)
+    lo, hi = h.epsilon_bracket(args.delta)
+    clt = dpsgd_clt(s, p, t, sampling=args.sampling)
+    e_clt = float(clt.epsilon(args.delta))
+    out: dict[str, Any] = {
+        "noise_multiplier": s,
+        "sample_rate": p,
+        "steps": t,
+        "sampling": args.sampling,
+        "delta": args.delta,
+        "eps": float(hi),
+        "eps_lower": float(lo),
+        "eps_clt": e_clt,
+        "mu_clt": clt.mu,
+    }
+    lines = [
+        f"DP-SGD: σ = {s:g}, p = {p:.6g}, T = {t}, {args.sampling} sampling, δ = {args.delta:g}",
+        f"  exact f-DP    ε = {hi:.6f}   (certified bracket [{lo:.6f}, {hi:.6f}])",
+        f"  GDP CLT       ε = {e_clt:.6f}   (μ = {clt.mu:.6f}; an approximation, not a bound)",
+    ]
+    if args.sampling == "poisson":
+        r = float(rdp.to_epsilon(t * rdp.subsampled_gaussian(s, p), rdp.DEFAULT_ORDERS, args.delta))
+        out["eps_rdp"] = r
+        lines.append(f"  RDP           ε = {r:.6f}   (a bound; Mironov et al. 2019 + BBGHS)")
+    mu = float(h.gdp_mu())
+    out["mu_certified"] = mu
+    lines.append(f"  certified μ-GDP: μ = {mu:.6f}   (smallest μ with the lower curve ≥ G_μ)")
+    out["text"] = "\n".join(lines)
+    return out
+
+
+def _add_compare(sub: Any) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="ε by every accountant for a workload (curve × count, or DP-SGD)",
+        description="Compare exact f-DP, GDP CLT, Edgeworth, RDP and advanced composition.",
+    )
+    p.add_argument("--curve", action="append", default=[], help=_SPEC_HELP + " (repeatable)")
+    p.add_argument(
+        "--count",
+        action="append",
+        type=int,
+        default=[],
+        help="how often each --curve runs (default 1)",
+    )
+    _add_dpsgd_args(p)
+
+
+def cmd_compare(args: argparse.Namespace) -> dict[str, Any]:
+    from .accountants import compare
+
+    if args.curve:
+        counts = args.count + [1] * (len(args.curve) - len(args.count))
+        work = [(parse_curve(c), n) for c, n in zip(args.curve, counts, strict=False)]
+        res = compare(work, delta=args.delta)
+    else:
+        s, p, t = _dpsgd_params(args)
+        res = compare(noise_multiplier=s, sample_rate=p, steps=t, delta=args.delta)
+    out = res.to_dict()
+    out["text"] = str(res)
+    return out
+
+
+def _add_calibrate(sub: Any) -> None:
+    p = sub.add_parser(
+        "calibrate",
+        help="the least DP-SGD noise multiplier meeting a target (certified)",
+        description="Smallest σ such that DP-SGD meets ε ≤ --eps at --delta, or μ-GDP with "
+        "μ ≤ --mu; with --mechanism gaussian|laplace, the noise of --count composed mechanisms.",
+    )
+    _add_dpsgd_args(p)
+    p.add_argument("--eps", type=float, help="target ε ≥ 0")
+    p.add_argument("--mu", type=float, help="target μ > 0 (instead of --eps/--delta)")
+    p.add_argument(
+        "--mechanism",
+        choices=["dpsgd", "gaussian", "laplace"],
+        default="dpsgd",
+        help="what to calibrate (default dpsgd)",
+    )
+    p.add_argument("--count", type=int, default=1, help="mechanisms composed (gaussian/laplace)")
+    p.add_argument("--sensitivity", type=float, default=1.0, help="sensitivity > 0")
+
+
+def cmd_calibrate(args: argparse.Namespace) -> dict[str, Any]:
+    from . import calibration as cal
+
+    if args.mechanism == "gaussian":
+        if args.eps is None:
+            raise ValueError("give --eps (and --delta)")
+        s = cal.calibrate_gaussian(
+            args.eps, args.delta, steps=args.count, sensitivity=args.sensitivity
+        )
+        return {
+            "mechanism": "gaussian",
+            "sigma": s,
+            "text": f"Gaussian noise σ = {s:.6g} "
+            f"(exact) for {args.count} mechanism(s) to be ({args.eps:g}, {args.delta:g})-DP",
+        }
+    if args.mechanism == "laplace":
+        if args.eps is None:
+            raise ValueError("give --eps (and --delta)")
+        b = cal.calibrate_laplace(
+            args.eps, args.delta, steps=args.count, sensitivity=args.sensitivity
+        )
+        return {
+            "mechanism": "laplace",
+            "scale": b,
+            "text": f"Laplace scale b = {b:.6g} "
+            f"(certified) for {args.count} mechanism(s) to be ({args.eps:g}, {args.delta:g})-DP",
+        }
+    _, p, t = _dpsgd_params(args, need_sigma=False)
+    if args.mu is not None:
+        s = cal.calibrate_dpsgd(p, t, mu=args.mu, sampling=args.sampling)
+        target = f"μ-GDP with μ ≤ {args.mu:g}"
+    else:
+        if args.eps is None:
+            raise ValueError("give --eps (with --delta) or --mu")
+        s = cal.calibrate_dpsgd(p, t, eps=args.eps, delta=args.delta, sampling=args.sampling)
+        target = f"ε ≤ {args.eps:g} at δ = {args.delta:g}"
+    return {
+        "mechanism": "dpsgd",
+        "noise_multiplier": s,
+        "sample_rate": p,
+        "steps": t,
+        "text": f"noise multiplier σ = {s:.6g} meets {target} (p = {p:.6g}, T = {t}; "
+        "certified, relative tolerance 1e-3)",
+    }
+
+
 SUBCOMMANDS: dict[str, tuple[Callable[[Any], None], Handler]] = {
     "demo": (_add_demo, cmd_demo),
     "gdp-to-dp": (_add_gdp_to_dp, cmd_gdp_to_dp),
     "dp-to-gdp": (_add_dp_to_gdp, cmd_dp_to_gdp),
+    "curve": (_add_curve, cmd_curve),
+    "dpsgd": (_add_dpsgd, cmd_dpsgd),
+    "compare": (_add_compare, cmd_compare),
+    "calibrate": (_add_calibrate, cmd_calibrate),
 }
 
 
-def _register_optional() -> None:
-    """Subcommands of other modules register themselves through ``fdp.cli_extra`` if present."""
-    try:
-        from . import cli_extra  # noqa: F401
-    except ImportError:
-        pass
-
-
 def build_parser() -> argparse.ArgumentParser:
-    _register_optional()
     parser = _Parser(
         prog="fdp",
         description="f-differential privacy and Gaussian DP: trade-off curves as objects.",

@@ -382,11 +382,19 @@ def _mu_at(a: np.ndarray, y: np.ndarray) -> np.ndarray:
         return norm_isf(a) - special.ndtri(y)
 
 
+#: Numeric (bracketed) curves certify f ≥ G_μ on α ∈ [ALPHA_MIN, 1 − ALPHA_MIN]: their tail
+#: masses (≤ 1e-15) are booked at infinite loss, which no finite μ could cover at α → 0.
+ALPHA_MIN = 1e-12
+
+
 def gdp_mu(f: TradeOff) -> float:
     """The smallest μ with f ≥ G_μ: μ* = sup_α [Φ⁻¹(1 − α) − Φ⁻¹(f(α))] (MATH §3).
 
     Exact for Gaussian, f_{ε,0} (−2Φ⁻¹(1/(1+e^ε))) and PL curves (breakpoints suffice since G_μ
-    is convex); certified for bracketed curves (from the lower curve); numeric otherwise (a grid
+    is convex); for bracketed curves computed from the lower curve, certified on
+    α ∈ [ALPHA_MIN, 1 − ALPHA_MIN] (and, when the exact curve is known to be symmetric, on all of
+    [ALPHA_MIN, 1 − ALPHA_MIN] from the half α ≤ a_U where the lower curve is accurate); numeric
+    otherwise (a grid
     and local refinement, rounded up by 1e-9 relative). ``inf`` when f(0) < 1 or f vanishes
     before α = 1.
 
@@ -400,7 +408,14 @@ def gdp_mu(f: TradeOff) -> float:
     if isinstance(f, Identity):
         return 0.0
     if isinstance(f, Bracketed):
-        return gdp_mu(f.lower)
+        if f.info.get("symmetric"):
+            return _gdp_mu_symmetric(f)
+        lo = f.lower
+        a, b = lo.breakpoints
+        sel = (a >= ALPHA_MIN) & (a <= 1 - ALPHA_MIN)
+        if np.any(sel & (b <= 0)):
+            return math.inf
+        return float(max(np.max(_mu_at(a[sel], b[sel])), 0.0)) if sel.any() else math.inf
     if isinstance(f, Approximation):
         return gdp_mu(f.curve)
     if isinstance(f, PiecewiseLinear):
@@ -435,6 +450,28 @@ def gdp_mu(f: TradeOff) -> float:
     )
     best = max(float(v[k]), -float(res.fun))
     return best * (1 + 1e-9) + 1e-12
+
+
+def _gdp_mu_symmetric(f: Bracketed) -> float:
+    """μ* for a bracket whose exact curve T is known to be symmetric.
+
+    The expression Φ⁻¹(1 − α) − Φ⁻¹(β) is invariant under (α, β) ↦ (β, α), so for symmetric T it
+    suffices to take the sup over α ≤ a_T, the fixed point T(a_T) = a_T; a_T ≤ a_U, the fixed
+    point of the upper curve. The sup of the lower curve's expression over (0, a_U] is therefore
+    a certified μ (and it avoids the lower curve's round-off cut near α = 1).
+    """
+    lo, up = f.lower, f.upper
+    a, b = lo.breakpoints
+    # fixed point of the upper curve: U(α) − α changes sign once
+    au = float(optimize.brentq(lambda t: float(up(t)) - t, 0.0, 1.0, xtol=1e-15))
+    sel = (a >= ALPHA_MIN) & (a <= au)
+    if np.any(sel & (b <= 0)):
+        return math.inf
+    pts_a = np.append(a[sel], au)
+    pts_b = np.append(b[sel], float(lo(au)))
+    if pts_b[-1] <= 0:
+        return math.inf
+    return float(max(np.max(_mu_at(pts_a, pts_b)), 0.0))
 
 
 def gdp_fit(f: TradeOff) -> tuple[float, float]:

@@ -53,7 +53,7 @@ from scipy import fft as sfft
 from scipy.special import gammaln, logsumexp
 
 from ._checks import check_int, check_scalar
-from .families import EpsDelta, Gaussian, Identity
+from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Bracketed
 from .tradeoff import LossBins, PiecewiseLinear, TradeOff
 
@@ -474,9 +474,16 @@ def _grid_step(items: list[tuple[TradeOff, int]], tol: float, eta: float) -> flo
     return float(min(max(h, 1e-7), 1e-2))
 
 
+def _symmetric_types() -> tuple[type, ...]:
+    from .operations import Subsampled
+
+    return (Gaussian, EpsDelta, Identity, Laplace, Subsampled)
+
+
 def _numeric(
     items: list[tuple[TradeOff, int]], *, tol: float, grid_step: float | None, eta: float
 ) -> TradeOff:
+    _SYMMETRIC_TYPES = _symmetric_types()  # noqa: N806
     approx = any(c.kind == "approximation" for c, _ in items)
     lower_items = [(c if c.kind == "approximation" else c.lower, n) for c, n in items]
     upper_items = [(c if c.kind == "approximation" else c.upper, n) for c, n in items]
@@ -494,7 +501,9 @@ def _numeric(
         lower.kind = "approximation"
         lower._name = f"numeric[{names}] (approximation)"
         return lower  # type: ignore[return-value]
+    sym = all(isinstance(c, _SYMMETRIC_TYPES) for c, _ in items)
     info = {
+        "symmetric": sym,
         "grid_step": lo_res["h"], "grid_points": lo_res["N"], "shift": up_res["shift"],
         "eta": eta, "tail_lower": lo_res["tau"], "tail_upper": up_res["tau"],
         "roundoff_per_point": lo_res["e_pt"],

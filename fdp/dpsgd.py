@@ -84,7 +84,8 @@ def dpsgd(
     assert isinstance(f, Bracketed)
     g = f.inverse()  # the remove direction, composed by the engine in its own right
     lower = min_envelope(f.lower, g.lower)
-    return Bracketed(lower, lambda: min_envelope(f.upper, g.upper), name=name, info=f.info)
+    info = {**f.info, "symmetric": True}  # min{f, f⁻¹}** is symmetric
+    return Bracketed(lower, lambda: min_envelope(f.upper, g.upper), name=name, info=info)
 
 
 def dpsgd_clt(

@@ -76,3 +76,54 @@ def test_python_dash_m() -> None:
     )
     assert res.returncode == 0
     assert json.loads(res.stdout)["delta"] == pytest.approx(fdp.gdp.delta(1.0, 1.0))
+
+
+def test_dpsgd_mnist_example(capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 7: the DRS/BDLS deployment example in one command
+    rc, out, _ = run(
+        [
+            "dpsgd",
+            "--noise-multiplier",
+            "1.1",
+            "--batch-size",
+            "256",
+            "--dataset-size",
+            "60000",
+            "--epochs",
+            "60",
+            "--delta",
+            "1e-5",
+            "--json",
+        ],
+        capsys,
+    )
+    d = json.loads(out)
+    assert rc == 0 and d["steps"] == 14063
+    assert d["eps_lower"] <= 2.3817 <= d["eps"]  # PEERS.md reference
+    assert d["eps_clt"] < d["eps_lower"] < d["eps"] < d["eps_rdp"]
+    assert d["mu_certified"] > d["mu_clt"]
+
+
+def test_compare_curve_and_calibrate(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(
+        ["compare", "--curve", "laplace:0.1", "--count", "100", "--delta", "1e-6", "--json"], capsys
+    )
+    d = json.loads(out)
+    assert rc == 0 and [r["method"] for r in d["rows"]][0] == "exact"
+    rc, out, _ = run(
+        ["calibrate", "--mechanism", "gaussian", "--eps", "1", "--delta", "1e-5", "--json"], capsys
+    )
+    assert json.loads(out)["sigma"] == pytest.approx(fdp.gdp.sigma(1.0, 1e-5))
+    rc, out, _ = run(["curve", "rr:1.0986122886681098", "--alpha", "0.1", "--json"], capsys)
+    assert json.loads(out)["beta"][0] == pytest.approx(0.7, abs=1e-9)
+    rc, _, err = run(["curve", "nope:1"], capsys)
+    assert rc == 2 and "curve spec" in err
+    rc, _, err = run(["dpsgd", "--noise-multiplier", "1", "--steps", "10"], capsys)
+    assert rc == 2 and "--sample-rate" in err
+
+
+def test_curve_plot(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN001
+    pytest.importorskip("fdp.plot")
+    target = tmp_path / "g.png"
+    rc, _, _ = run(["curve", "gaussian:1", "--plot", str(target)], capsys)
+    assert rc == 0 and target.stat().st_size > 1000
