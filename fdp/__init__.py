@@ -4,25 +4,43 @@
 >>> f = fdp.Gaussian(1.0)
 >>> round(f.epsilon(1e-5), 4)
 4.3772
+
+Modules: :mod:`fdp.tradeoff` (the base class and piecewise-linear curves), :mod:`fdp.families`,
+:mod:`fdp.constructors`, :mod:`fdp.gdp` (GDP ⇄ (ε, δ)), :mod:`fdp.composition` (⊗ and the
+certified FFT engine), :mod:`fdp.numeric` (bracketed curves and approximations),
+:mod:`fdp.operations` (group privacy, symmetrization, subsampling), :mod:`fdp.dpsgd`,
+:mod:`fdp.clt` (CLT, Edgeworth, GDP fit), :mod:`fdp.rdp`, :mod:`fdp.classical`,
+:mod:`fdp.accountants` (compare), :mod:`fdp.calibration`, :mod:`fdp.mechanisms`, :mod:`fdp.plot`,
+:mod:`fdp.figures`, :mod:`fdp.cli`.
 """
 
 from __future__ import annotations
 
-from . import gdp
+from . import accountants, calibration, classical, clt, gdp, operations, plot, rdp
+from .accountants import compare
+from .calibration import (
+    calibrate_dpsgd,
+    calibrate_gaussian,
+    calibrate_laplace,
+    calibrate_sample_rate,
+    calibrate_steps,
+)
+from .clt import edgeworth, gdp_mu
 from .composition import compose, kov
 from .constructors import from_distributions, from_eps_delta, from_points
+from .dpsgd import dpsgd, dpsgd_clt
 from .families import EpsDelta, Gaussian, Identity, Laplace
-from .numeric import Bracketed
+from .numeric import Approximation, Bracketed
+from .operations import group, poisson_subsample, subsample, symmetrize
 from .tradeoff import PiecewiseLinear, TradeOff
 
 __version__ = "0.1.0"
 
 __all__ = [
     "TradeOff",
-    "Bracketed",
-    "compose",
-    "kov",
     "PiecewiseLinear",
+    "Bracketed",
+    "Approximation",
     "Gaussian",
     "EpsDelta",
     "Laplace",
@@ -30,6 +48,29 @@ __all__ = [
     "from_distributions",
     "from_eps_delta",
     "from_points",
+    "compose",
+    "kov",
+    "group",
+    "symmetrize",
+    "subsample",
+    "poisson_subsample",
+    "dpsgd",
+    "dpsgd_clt",
+    "edgeworth",
+    "gdp_mu",
+    "compare",
+    "calibrate_dpsgd",
+    "calibrate_gaussian",
+    "calibrate_laplace",
+    "calibrate_steps",
+    "calibrate_sample_rate",
     "gdp",
+    "clt",
+    "rdp",
+    "classical",
+    "operations",
+    "accountants",
+    "calibration",
+    "plot",
     "__version__",
 ]

@@ -27,6 +27,7 @@ True
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -238,7 +239,7 @@ def _advanced_row(items: list[tuple[TradeOff, int]], d: float) -> Row:
 
 
 def _dpsgd_rows(s: float, p: float, t: int, d: float, meths: list[str]) -> list[Row]:
-    from . import dpsgd as dp
+    dp = importlib.import_module("fdp.dpsgd")  # the module (fdp.dpsgd is also the function)
 
     rows: list[Row] = []
     if "exact" in meths:

@@ -17,6 +17,8 @@ kl(f) = −E[L] = D_KL(P‖Q), κ₂(f) = E[L²], κ₃(f) = E|L|³, κ̄₃(f) 
 from __future__ import annotations
 
 import math
+import sys
+import types
 from dataclasses import dataclass
 
 import numpy as np
@@ -482,3 +484,13 @@ def gdp_fit(f: TradeOff) -> tuple[float, float]:
         return mu, math.nan
     a = np.linspace(0, 1, 10001)
     return mu, float(np.max(np.asarray(f(a)) - np.asarray(Gaussian(mu)(a))))
+
+
+class _CallableModule(types.ModuleType):
+    """``fdp.clt`` is this module and also callable: ``fdp.clt(f, n=100)`` is :func:`clt`."""
+
+    def __call__(self, *curves: TradeOff, n: int | None = None) -> CLTResult:
+        return clt(*curves, n=n)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,81 @@
+"""fdp.plot draws what it claims (Agg backend); the gallery writes every file."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import fdp  # noqa: E402
+from fdp import figures, plot  # noqa: E402
+
+
+def test_tradeoff_line_data_matches_curves() -> None:
+    g, f = fdp.Gaussian(1.0), fdp.EpsDelta(1.0, 0.1)
+    ax = plot.tradeoff(g, f)
+    lines = [ln for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+    assert [ln.get_label() for ln in lines] == [g._label(), f._label()]
+    x, y = lines[0].get_data()
+    np.testing.assert_allclose(y, g(np.asarray(x)), atol=1e-12)
+    x, y = lines[1].get_data()  # PL: exactly its breakpoints
+    np.testing.assert_allclose(x, f.breakpoints[0])
+    np.testing.assert_allclose(y, f.breakpoints[1])
+    assert ax.get_xlim() == (0.0, 1.0) and ax.get_ylim() == (0.0, 1.0)
+    assert ax.get_xlabel() == "type I error α" and ax.get_ylabel() == "type II error β"
+    assert ax.get_aspect() == 1.0
+    plt.close("all")
+
+
+def test_bracket_band_and_approximation_style() -> None:
+    h = fdp.Laplace(0.3) ** 20
+    g = fdp.clt.clt(fdp.Laplace(0.3), n=20).approx
+    ax = plot.tradeoff(h, g)
+    band = ax.collections[0]
+    verts = band.get_paths()[0].vertices
+    xs, ys = verts[:, 0], verts[:, 1]
+    inside = (xs > 0.01) & (xs < 0.99)
+    lo, hi = h.lower(xs[inside]), h.upper(xs[inside])
+    assert np.all(ys[inside] >= lo - 1e-9) and np.all(ys[inside] <= hi + 1e-9)
+    styles = [ln.get_linestyle() for ln in ax.get_lines() if not ln.get_label().startswith("_")]
+    assert styles == ["-", "--"]
+    plt.close("all")
+
+
+def test_privacy_profile_log_scale() -> None:
+    ax = plot.privacy_profile(fdp.Gaussian(1.0), eps=np.linspace(0, 5, 50))
+    assert ax.get_yscale() == "log"
+    x, y = ax.get_lines()[0].get_data()
+    np.testing.assert_allclose(y, fdp.Gaussian(1.0).delta(x), rtol=1e-12)
+    plt.close("all")
+
+
+def test_style_does_not_leak() -> None:
+    before = matplotlib.rcParams["font.size"]
+    with plot.style():
+        assert matplotlib.rcParams["font.size"] == 9
+    assert matplotlib.rcParams["font.size"] == before
+
+
+def test_bad_input() -> None:
+    with pytest.raises(TypeError, match="curves"):
+        plot.tradeoff(1.0)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="labels"):
+        plot.tradeoff(fdp.Gaussian(1.0), labels=["a", "b"])
+
+
+def test_gallery_writes_every_file(tmp_path) -> None:  # noqa: ANN001
+    for name in ["gaussian_family", "epsdelta_vs_gdp", "group_privacy", "subsampling"]:
+        paths = figures.render(name, tmp_path)
+        assert all(p.exists() and p.stat().st_size > 1000 for p in paths)
+    assert figures.main(["--out", str(tmp_path), "nope"]) == 2
+
+
+def test_gallery_is_deterministic(tmp_path) -> None:  # noqa: ANN001
+    a = figures.render("gaussian_family", tmp_path / "a")
+    b = figures.render("gaussian_family", tmp_path / "b")
+    assert a[0].read_bytes() == b[0].read_bytes()
+    assert a[1].read_bytes() == b[1].read_bytes()
