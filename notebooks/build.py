@@ -96,7 +96,8 @@ print(fdp.Gaussian(0.3) @ fdp.Gaussian(0.4))                     # exact: G_0.5
 h = fdp.Laplace(0.1) ** 1000                                      # numeric, certified
 lo, hi = h.epsilon_bracket(1e-6)
 print(f"Laplace(0.1)^1000: ε(1e-6) ∈ [{lo:.5f}, {hi:.5f}]  ({h.info['grid_points']} grid points)")
-print("exact KOV for f_(0.1, 1e-6)^1000: ε(1e-3) =", (fdp.EpsDelta(0.1, 1e-6) ** 1000).epsilon(1e-3))
+kov = fdp.EpsDelta(0.1, 1e-6) ** 1000
+print("exact KOV for f_(0.1, 1e-6)^1000: ε(1e-3) =", kov.epsilon(1e-3))
 """),
         md("""
 ## CLT with its Berry–Esseen error, and Edgeworth
