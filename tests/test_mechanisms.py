@@ -1,0 +1,140 @@
+"""fdp.mechanisms against closed forms, independent products and seeded simulations."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import fdp
+from fdp import mechanisms as M
+
+GRID = np.linspace(0, 1, 1001)
+
+
+def assert_axioms(f: fdp.TradeOff) -> None:
+    y = np.asarray(f(GRID))
+    assert np.all(y >= 0) and np.all(y <= 1 - GRID + 1e-12) and np.all(np.diff(y) <= 1e-12)
+    assert np.all(y[:-2] + y[2:] - 2 * y[1:-1] >= -1e-10)
+
+
+def test_laplace_and_gaussian() -> None:
+    assert M.laplace(100, 50) == fdp.Laplace(2.0)
+    assert M.gaussian(2.0, 4.0) == fdp.Gaussian(0.5)
+    v = M.vector_laplace([0.3, 0.4], 1.0)
+    lo, hi = v.epsilon_bracket(1e-6)
+    # the exact curve dominates the L1-sensitivity bound L_{0.7}: its certified lower ε is below
+    assert lo <= fdp.Laplace(0.7).epsilon(1e-6)
+    assert np.all(v.upper(GRID) >= fdp.Laplace(0.7)(GRID) - 1e-12)
+    cal = M.gaussian_calibration(0.5, 1e-5)
+    assert cal["classical"] > cal["exact"] and cal["classical_valid"]
+    assert fdp.gdp.delta(1 / cal["exact"], 0.5) == pytest.approx(1e-5, rel=1e-9)
+    assert not M.gaussian_calibration(2.0, 1e-5)["classical_valid"]
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 3.0])
+def test_grr_two_values_is_randomized_response(eps: float) -> None:
+    np.testing.assert_allclose(M.grr(eps, 2).tradeoff(GRID), fdp.EpsDelta(eps)(GRID), atol=1e-14)
+    np.testing.assert_allclose(
+        M.randomized_response(eps)(GRID), fdp.EpsDelta(eps)(GRID), atol=1e-14
+    )
+
+
+@pytest.mark.parametrize("eps", [0.5, 1.0, 4.0])
+def test_sue_is_product_of_two_randomized_responses(eps: float) -> None:
+    ref = fdp.EpsDelta(eps / 2) @ fdp.EpsDelta(eps / 2)  # exact product (independent route)
+    np.testing.assert_allclose(M.sue(eps).tradeoff(GRID), ref(GRID), atol=1e-13)
+
+
+@pytest.mark.parametrize("oracle", [M.grr, M.sue, M.oue, M.blh, M.olh])
+@pytest.mark.parametrize("eps", [0.5, 1.0, 2.5])
+def test_oracles_are_tight_eps_ldp(oracle, eps: float) -> None:  # noqa: ANN001
+    o = oracle(eps, 10) if oracle is M.grr else oracle(eps)
+    f = o.tradeoff
+    assert f.dominates(fdp.EpsDelta(eps), tol=1e-12)
+    assert f.epsilon(0.0) == pytest.approx(eps, rel=1e-12)  # touches: ε is tight
+    assert f.is_symmetric
+    assert_axioms(f)
+
+
+def test_variances_match_paper_closed_forms() -> None:
+    n, e = 10_000, 1.5
+    E = math.exp(e)
+    d = 20
+    assert M.grr(e, d).variance(n) == pytest.approx(n * (E + d - 2) / (E - 1) ** 2, rel=1e-12)
+    assert M.sue(e).variance(n) == pytest.approx(
+        n * math.exp(e / 2) / (math.exp(e / 2) - 1) ** 2, rel=1e-12
+    )
+    assert M.oue(e).variance(n) == pytest.approx(n * 4 * E / (E - 1) ** 2, rel=1e-12)
+    # OLH with g = e^ε + 1 exactly (e^ε integer + 1): variance n 4e^ε/(e^ε − 1)²
+    e3 = math.log(3.0)
+    assert M.olh(e3).variance(n) == pytest.approx(n * 4 * 3 / 4, rel=1e-12)
+
+
+def test_grr_variance_by_simulation() -> None:
+    rng = np.random.default_rng(12345)
+    e, d, n, reps = 1.0, 4, 2000, 400
+    o = M.grr(e, d)
+    true = np.zeros(n, dtype=int)  # everyone holds value 0; estimate the count of value 1
+    est = []
+    for _ in range(reps):
+        keep = rng.random(n) < o.p
+        other = rng.integers(1, d, size=n)
+        rep = np.where(keep, true, other)
+        c = np.sum(rep == 1)
+        est.append((c - n * o.q) / (o.p - o.q))
+    v = np.var(est)
+    se = v * math.sqrt(2 / (reps - 1))
+    assert abs(v - o.variance(n)) < 4 * se  # true count of value 1 is 0: the formula is exact
+
+
+def test_grr_curve_by_monte_carlo() -> None:
+    # the likelihood-ratio test "reject when the report equals v₂" has α = q, β = 1 − p
+    rng = np.random.default_rng(7)
+    o = M.grr(1.0, 5)
+    n = 200_000
+    rep_p = np.where(rng.random(n) < o.p, 0, rng.integers(1, 5, size=n))
+    alpha_hat = np.mean(rep_p == 1)
+    assert abs(alpha_hat - o.q) < 4 * math.sqrt(o.q * (1 - o.q) / n)
+    assert o.tradeoff(o.q) == pytest.approx(1 - o.p, abs=1e-12)
+
+
+def test_catastrophe_is_eps_delta_but_not_eps() -> None:
+    c = M.catastrophe(1.0, 1.0, 1e-3)
+    assert c.delta(1.0) == pytest.approx(1e-3, abs=1e-15)  # (1, 1e-3)-DP
+    assert c.delta(1e3) >= 1e-3 and c.epsilon(1e-4) == math.inf  # no finite ε at δ < 1e-3
+    np.testing.assert_allclose(
+        c(GRID),
+        np.where(
+            GRID <= 1 - 1e-3, (1 - 1e-3) * fdp.Laplace(1.0)(np.minimum(GRID / (1 - 1e-3), 1)), 0
+        ),
+        atol=1e-15,
+    )
+
+
+def test_exponential_mechanism() -> None:
+    f, e = M.exponential([1.0, 2.0, 3.0], [2.0, 2.0, 2.0], eps=1.0)
+    assert f.dominates(fdp.EpsDelta(e))
+    P = np.exp(0.5 * np.array([1.0, 2.0, 3.0]))
+    Q = np.exp(0.5 * np.array([2.0, 2.0, 2.0]))
+    ref = fdp.from_distributions(P / P.sum(), Q / Q.sum())
+    np.testing.assert_allclose(f(GRID), ref(GRID), atol=1e-14)
+    with pytest.raises(ValueError, match="sensitivity"):
+        M.exponential([0.0, 5.0], [0.0, 0.0], eps=1.0)
+
+
+def test_subsampled_eps_gap_is_visible() -> None:
+    e_amp, exact = M.subsampled_eps(2.0, 0.1)
+    amp = fdp.EpsDelta(e_amp)
+    assert exact.dominates(amp, tol=1e-12)
+    assert np.max(exact(GRID) - amp(GRID)) > 1e-3
+
+
+def test_bad_input() -> None:
+    with pytest.raises(ValueError, match="scale"):
+        M.laplace(1.0, 0.0)
+    with pytest.raises(ValueError, match="d"):
+        M.grr(1.0, 1)
+    with pytest.raises(ValueError, match="eps"):
+        M.oue(-1.0)
