@@ -16,7 +16,7 @@ certified FFT engine), :mod:`fdp.numeric` (bracketed curves and approximations),
 
 from __future__ import annotations
 
-from . import accountants, calibration, classical, clt, gdp, operations, plot, rdp
+from . import accountants, calibration, classical, clt, gdp, mechanisms, operations, plot, rdp
 from .accountants import compare
 from .calibration import (
     calibrate_dpsgd,
@@ -69,6 +69,7 @@ __all__ = [
     "rdp",
     "classical",
     "operations",
+    "mechanisms",
     "accountants",
     "calibration",
     "plot",
