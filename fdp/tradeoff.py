@@ -439,6 +439,17 @@ class PiecewiseLinear(TradeOff):
         # normalise the last breakpoint exactly to (1, 0)
         a[-1], ac[-1], b[-1] = 1.0, 0.0, 0.0
         a = np.minimum(a, 1.0)
+        # a P-mass too small to move α in float64 leaves a zero-length segment (a vertical step
+        # that would break convexity): merge it into the previous segment by dropping its left
+        # breakpoint (a garbling of two adjacent outcomes; β moves by less than that segment's
+        # tiny Q-mass, α not at all)
+        zero = np.flatnonzero(np.diff(a) <= 0)
+        if zero.size:
+            drop = np.where(zero > 0, zero, zero + 1)
+            drop = np.unique(drop[drop < a.size - 1])
+            if drop.size:
+                a, ac, b, qc = (np.delete(x, drop) for x in (a, ac, b, qc))
+                bc = q_inf + qc
         return cls(
             a,
             b,
