@@ -63,6 +63,8 @@ __all__ = ["compose", "DeltaMix", "kov"]
 EXACT_PRODUCT_LIMIT = 200_000
 #: largest FFT grid; past it the grid step grows (and the info dict says so)
 MAX_GRID = 1 << 23
+#: most breakpoints kept in a numeric curve (atoms are merged conservatively beyond that)
+MAX_BREAKPOINTS = 400_000
 
 
 # ---------------------------------------------------------------------------------- closed forms
@@ -438,7 +440,7 @@ def _chernoff(comps: list[_Component], a: float, upper: bool, sd: float) -> floa
     t runs over a fixed geometric grid scaled by the composed standard deviation, so the per-
     component moment generating functions are computed once per t and reused for every a.
     """
-    t = np.geomspace(0.5, 80.0, 30) / max(sd, 1e-12) * (1.0 if upper else -1.0)
+    t = np.geomspace(0.5, 80.0, 16) / max(sd, 1e-12) * (1.0 if upper else -1.0)
     lm = sum(c.count * c.log_mgf(t) for c in comps)
     vals = lm - t * a
     return float(min(1.0, math.exp(min(float(np.min(vals)), 0.0))))
@@ -620,11 +622,12 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
         loss = res["loss"] - res["shift"]
         q_inf = res["q_inf"]
         lift = res["eta"] + res["tau"]
-    # Thin the atoms to blocks of k grid points, k h ≤ shift/20: a block's mass moves to its
+    # Thin the atoms to blocks of k grid points, k h ≤ shift/200: a block's mass moves to its
     # highest loss (lower curve: pessimistic) or its lowest (upper curve: optimistic), which moves
-    # ε by at most k h, a twentieth of the bracket width.
+    # ε by at most k h, a two-hundredth of the bracket width (or, on very large grids, what keeps
+    # the curve at most MAX_BREAKPOINTS points).
     h = res["h"]
-    k = max(1, int(0.05 * res["shift"] / h))
+    k = max(1, int(0.005 * res["shift"] / h), -(-res["w"].size // MAX_BREAKPOINTS))
     if k > 1:
         pad = (-w.size) % k
         w = np.concatenate([w, np.zeros(pad)]).reshape(-1, k).sum(axis=1)

@@ -50,7 +50,9 @@ def _convexify(a: np.ndarray, b: np.ndarray, bc: np.ndarray) -> tuple[np.ndarray
     for _ in range(50):
         if a.size < 3:
             break
-        s = np.diff(b) / np.diff(a)
+        # slopes from the complement near β = 1, where β itself cannot resolve small steps
+        db = np.where(b[:-1] > 0.5, -np.diff(bc), np.diff(b))
+        s = db / np.diff(a)
         bad = np.flatnonzero(s[1:] < s[:-1] - 1e-12 * np.maximum(1.0, np.abs(s[:-1]))) + 1
         if bad.size == 0:
             return a, b, bc
@@ -72,8 +74,9 @@ def min_envelope(f: PiecewiseLinear, g: PiecewiseLinear) -> PiecewiseLinear:
     _, _, lg = g._segments
     kinks = np.unique(np.concatenate([lf[np.isfinite(lf)], lg[np.isfinite(lg)]]))[::-1]
     eps = np.concatenate([[np.inf], kinks, [-np.inf]])
-    d = np.asarray(f._delta(eps)) - np.asarray(g._delta(eps))
-    tol = 1e-15
+    df, dg = np.asarray(f._delta(eps)), np.asarray(g._delta(eps))
+    d = df - dg
+    tol = 1e-13 * np.maximum(np.abs(df), np.abs(dg))  # ties only up to rounding
 
     def pick(h: PiecewiseLinear, lam: np.ndarray, ok: np.ndarray) -> np.ndarray:
         # breakpoint k of h touches for ε ∈ [λ_k, λ_{k−1}] (λ_{−1} = +∞, λ_m = −∞)

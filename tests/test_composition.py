@@ -145,12 +145,11 @@ def test_laplace_powers_bracket_reference(n: int) -> None:
         assert brackets(h, fdp.Laplace(0.1))
         assert lo <= fdp.Laplace(0.1).epsilon(1e-6) <= hi
     else:
-        # independent reference: a 4x finer grid; both brackets are certified, so they overlap,
-        # and the finer one is (up to its own width) inside the default one
+        # independent reference: a 4x finer grid; both brackets are certified, so they overlap
         ref = compose(fdp.Laplace(0.1), repeat=n, numeric=True, tol=2.5e-4)
         rlo, rhi = ref.epsilon_bracket(1e-6)
         assert rlo <= hi and lo <= rhi
-        assert lo <= rlo + 1e-9 and rhi <= hi + 1e-9
+        assert rhi - rlo < hi - lo  # and the finer one is narrower
     assert hi - lo <= 1.2e-3 * max(hi, 1.0)
     if n in (1, 1000):
         check_axioms(h.lower)
