@@ -107,27 +107,22 @@ def _expect(f: TradeOff, g: str) -> float:
         p, loss = _pl_moments(f)
         if np.any(np.isneginf(loss)):
             return math.inf
-        if g == "kl":
-            return float(-(p * loss).sum())
-        if g == "k2":
-            return float((p * loss**2).sum())
-        if g == "k3":
-            return float((p * np.abs(loss) ** 3).sum())
-        k = float(-(p * loss).sum())
-        return float((p * np.abs(loss + k) ** 3).sum())
+        return _discrete_functional(p, loss, g)
     # generic: the loss law from the curve's binned privacy-loss masses (an approximation)
     edges = np.linspace(-60, 60, 240001)
-    lb = f._loss_bins(edges)
-    mid = 0.5 * (edges[:-1] + edges[1:])
-    pm = lb.p
+    return _discrete_functional(f._loss_bins(edges).p, 0.5 * (edges[:-1] + edges[1:]), g)
+
+
+def _discrete_functional(p: np.ndarray, loss: np.ndarray, g: str) -> float:
+    """The functional g of a discrete loss law under P (P-masses p at losses ``loss``)."""
+    kl_ = float(-(p * loss).sum())
     if g == "kl":
-        return float(-(pm * mid).sum())
+        return kl_
     if g == "k2":
-        return float((pm * mid**2).sum())
+        return float((p * loss**2).sum())
     if g == "k3":
-        return float((pm * np.abs(mid) ** 3).sum())
-    k = float(-(pm * mid).sum())
-    return float((pm * np.abs(mid + k) ** 3).sum())
+        return float((p * np.abs(loss) ** 3).sum())
+    return float((p * np.abs(loss + kl_) ** 3).sum())
 
 
 def kl(f: TradeOff) -> float:
