@@ -32,7 +32,7 @@ def assert_axioms(f: fdp.TradeOff, tol: float = 1e-12) -> None:
 
 def np_curve(p: np.ndarray, q: np.ndarray, alpha: float) -> float:
     """Neyman–Pearson for discrete P, Q: reject the outcomes of largest q/p first, randomize."""
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", over="ignore"):
         r = np.where(p > 0, q / np.where(p > 0, p, 1), np.inf)
     order = np.argsort(-r, kind="stable")
     spent, power = 0.0, 0.0
