@@ -1,7 +1,5 @@
-"""Private numerical helpers: stable log-space arithmetic and convex-geometry primitives.
-
-Everything that more than one module needs lives here once: log(1 - e^x), log(e^a - e^b),
-standard-normal tails in log space, the lower convex hull of points and the upper envelope of lines.
+"""Private numerical helpers shared by several modules: standard-normal tails that keep relative
+precision, the lower convex hull of points and the upper envelope of lines.
 """
 
 from __future__ import annotations
@@ -9,39 +7,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-__all__ = [
-    "log1mexp",
-    "logsubexp",
-    "norm_cdf",
-    "norm_sf",
-    "norm_isf",
-    "log_norm_cdf",
-    "lower_hull",
-    "line_envelope",
-]
-
-LN2 = float(np.log(2.0))
-
-
-def log1mexp(x: np.ndarray | float) -> np.ndarray:
-    """log(1 - e^x) for x <= 0, accurate near 0 and for very negative x (Maechler 2012)."""
-    x = np.asarray(x, dtype=float)
-    out = np.full(x.shape, -np.inf)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        near = x > -LN2
-        out = np.where(near, np.log(-np.expm1(np.minimum(x, -1e-300))), np.log1p(-np.exp(x)))
-    out = np.where(x == 0, -np.inf, out)
-    return out
-
-
-def logsubexp(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
-    """log(e^a - e^b) for a >= b (returns -inf where a == b)."""
-    a = np.asarray(a, dtype=float)
-    b = np.asarray(b, dtype=float)
-    with np.errstate(invalid="ignore"):
-        d = np.where(np.isneginf(b), -np.inf, b - a)
-    return np.where(np.isneginf(a), -np.inf, a + log1mexp(np.minimum(d, 0.0)))
-
+__all__ = ["norm_cdf", "norm_sf", "norm_isf", "lower_hull", "line_envelope"]
 
 def norm_cdf(x: np.ndarray | float) -> np.ndarray:
     """Φ(x), accurate in both tails."""
@@ -51,11 +17,6 @@ def norm_cdf(x: np.ndarray | float) -> np.ndarray:
 def norm_sf(x: np.ndarray | float) -> np.ndarray:
     """1 - Φ(x) = Φ(-x), accurate in the upper tail."""
     return special.ndtr(-np.asarray(x, dtype=float))
-
-
-def log_norm_cdf(x: np.ndarray | float) -> np.ndarray:
-    """log Φ(x) (scipy.special.log_ndtr)."""
-    return special.log_ndtr(x)
 
 
 def norm_isf(a: np.ndarray | float) -> np.ndarray:

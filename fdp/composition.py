@@ -523,8 +523,8 @@ def _numeric(
         inv = _numeric(
             [(c.inverse(), n) for c, n in items], tol=tol, grid_step=grid_step, eta=eta
         )
-        assert isinstance(inv, Bracketed)
-        inv._inverse = result
+        if isinstance(inv, Bracketed):
+            inv._inverse = result
         return inv
 
     result = Bracketed(lower, upper, name=f"numeric[{names}]", info=info, inverse=inverse)

@@ -78,10 +78,12 @@ def dpsgd(
     name = f"DP-SGD(σ={s:g}, p={p:g}, T={t}, {sampling})"
     if sampling == "uniform":
         h = compose(subsample(Gaussian(1.0 / s), p), repeat=t, numeric=True, tol=tol)
-        assert isinstance(h, Bracketed)
+        if not isinstance(h, Bracketed):  # pragma: no cover - the engine always brackets
+            raise TypeError("expected a bracketed composition")
         return Bracketed(h.lower, lambda: h.upper, name=name, info=h.info)
     f = compose(Mixture(Gaussian(1.0 / s), p), repeat=t, numeric=True, tol=tol)
-    assert isinstance(f, Bracketed)
+    if not isinstance(f, Bracketed):  # pragma: no cover - the engine always brackets
+        raise TypeError("expected a bracketed composition")
     g = f.inverse()  # the remove direction, composed by the engine in its own right
     lower = min_envelope(f.lower, g.lower)
     info = {**f.info, "symmetric": True}  # min{f, f⁻¹}** is symmetric
