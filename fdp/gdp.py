@@ -105,7 +105,14 @@ def _epsilon_scalar(m: float, d: float) -> float:
     hi = m * m / 2.0 + m * math.sqrt(2.0 * max(-target, 1.0)) + 1.0
     while g(hi) > 0:
         hi *= 2.0
-    return float(optimize.brentq(g, 0.0, hi, xtol=1e-300, rtol=1e-15, maxiter=500))
+    e = float(optimize.brentq(g, 0.0, hi, xtol=1e-300, rtol=1e-15, maxiter=500))
+    # round up: the reported ε must satisfy δ(ε) ≤ delta (conservative)
+    for _ in range(64):
+        if g(e) <= 0:
+            break
+        e = math.nextafter(e, math.inf) if e > 0 else 5e-324
+        e *= 1.0 + 2e-16
+    return e
 
 
 _epsilon_v = np.vectorize(_epsilon_scalar, otypes=[float])
@@ -149,7 +156,14 @@ def _mu_scalar(e: float, d: float) -> float:
         hi = hi * 2.0 if hi > 0 else 1.0
         if hi > 700:
             return math.inf
-    return math.exp(optimize.brentq(g, lo, hi, xtol=1e-15, rtol=1e-15, maxiter=500))
+    m = math.exp(optimize.brentq(g, lo, hi, xtol=1e-15, rtol=1e-15, maxiter=500))
+    # round down: μ-GDP with the reported μ must imply (ε, δ)-DP (conservative)
+    for _ in range(64):
+        if _log_delta_scalar(m, e) <= target:
+            break
+        m *= 1.0 - 2e-16
+        m = math.nextafter(m, 0.0)
+    return m
 
 
 _mu_v = np.vectorize(_mu_scalar, otypes=[float])

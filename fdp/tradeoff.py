@@ -558,8 +558,15 @@ class PiecewiseLinear(TradeOff):
                 )
             best = np.maximum(best, cand)
         # the +∞ atom: 1 − f(0) > δ means no finite ε
-        best = np.where(self._qinf > delta, np.inf, best)
-        return np.maximum(best, 0.0)
+        best = np.maximum(np.where(self._qinf > delta, np.inf, best), 0.0)
+        # round up where rounding left δ(ε) above the target (conservative)
+        for _ in range(4):
+            fin = np.isfinite(best)
+            over = fin & (self._delta(np.where(fin, best, 0.0)) > delta)
+            if not over.any():
+                break
+            best = np.where(over, np.nextafter(best, np.inf) * (1 + 4e-16) + 1e-300, best)
+        return best
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         p, q, loss = self._segments
