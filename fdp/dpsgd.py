@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ._checks import check_int, check_scalar
 from .composition import compose
 from .families import Gaussian
@@ -85,9 +87,37 @@ def dpsgd(
     if not isinstance(f, Bracketed):  # pragma: no cover - the engine always brackets
         raise TypeError("expected a bracketed composition")
     g = f.inverse()  # the remove direction, composed by the engine in its own right
-    lower = min_envelope(f.lower, g.lower)
     info = {**f.info, "symmetric": True}  # min{f, f⁻¹}** is symmetric
-    return Bracketed(lower, lambda: min_envelope(f.upper, g.upper), name=name, info=info)
+    return _SymmetricMin(f, g, name=name, info=info)
+
+
+class _SymmetricMin(Bracketed):
+    """min{f, g}** of two bracketed curves, with δ and ε taken directly from the parts.
+
+    The envelope's privacy profile is max(δ_f, δ_g), so ε(δ) = max(ε_f(δ), ε_g(δ)) exactly; the
+    envelopes themselves (for evaluation and plotting) are built only when needed.
+    """
+
+    def __init__(self, f: Bracketed, g: Bracketed, **kw: object) -> None:
+        super().__init__(lambda: min_envelope(f.lower, g.lower),
+                         lambda: min_envelope(f.upper, g.upper), **kw)  # type: ignore[arg-type]
+        self._parts = (f, g)
+
+    def _delta(self, eps):  # type: ignore[no-untyped-def]
+        f, g = self._parts
+        return np.maximum(f.lower._delta(eps), g.lower._delta(eps))
+
+    def _epsilon(self, delta):  # type: ignore[no-untyped-def]
+        f, g = self._parts
+        return np.maximum(f.lower._epsilon(delta), g.lower._epsilon(delta))
+
+    def epsilon_bracket(self, delta: object) -> tuple[object, object]:
+        f, g = self._parts
+        lo = np.maximum(f.upper.epsilon(delta), g.upper.epsilon(delta))
+        hi = np.maximum(f.lower.epsilon(delta), g.lower.epsilon(delta))
+        if np.ndim(lo) == 0:
+            return float(lo), float(hi)
+        return lo, hi
 
 
 def dpsgd_clt(

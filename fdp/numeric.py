@@ -24,7 +24,7 @@ class Bracketed(TradeOff):
     Parameters
     ----------
     lower, upper : PiecewiseLinear
-        Valid trade-off curves with lower ≤ exact ≤ upper on [0, 1]. ``upper`` may be a
+        Valid trade-off curves with lower ≤ exact ≤ upper on [0, 1]. Either may be a
         zero-argument callable that builds it on first use.
     name : str, optional
         What the curve is, for ``repr`` and plot labels.
@@ -46,7 +46,7 @@ class Bracketed(TradeOff):
 
     def __init__(
         self,
-        lower: PiecewiseLinear,
+        lower: PiecewiseLinear | Callable[[], PiecewiseLinear],
         upper: PiecewiseLinear | Callable[[], PiecewiseLinear],
         *,
         name: str | None = None,
@@ -62,6 +62,8 @@ class Bracketed(TradeOff):
     @property
     def lower(self) -> PiecewiseLinear:
         """The certified lower curve (pessimistic: less privacy than the truth)."""
+        if not isinstance(self._lower, TradeOff):
+            self._lower = self._lower()
         return self._lower
 
     @property
@@ -72,13 +74,13 @@ class Bracketed(TradeOff):
         return self._upper
 
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
-        return self._lower._eval(alpha)
+        return self.lower._eval(alpha)
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
-        return self._lower._delta(eps)
+        return self.lower._delta(eps)
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
-        return self._lower._epsilon(delta)
+        return self.lower._epsilon(delta)
 
     def inverse(self) -> Bracketed:
         """Inversion is monotone, so the bracket carries over: lower⁻¹ ≤ f⁻¹ ≤ upper⁻¹.
@@ -92,7 +94,7 @@ class Bracketed(TradeOff):
                 self._inverse = self._inverse()
             return self._inverse
         return Bracketed(
-            self._lower.inverse(),
+            self.lower.inverse(),
             lambda: self.upper.inverse(),
             name=_inv_name(self._name),
             info=self.info,
@@ -100,13 +102,13 @@ class Bracketed(TradeOff):
 
     @property
     def is_symmetric(self) -> bool:
-        return bool(self._lower.is_symmetric and self.upper.is_symmetric)
+        return bool(self.lower.is_symmetric and self.upper.is_symmetric)
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
-        return self._lower._loss_bins(edges)
+        return self.lower._loss_bins(edges)
 
     def _kinks(self) -> np.ndarray:
-        return self._lower._kinks()
+        return self.lower._kinks()
 
     def __repr__(self) -> str:
         return self._name or "Bracketed(lower, upper)"
