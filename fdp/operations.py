@@ -387,6 +387,8 @@ class Subsampled(TradeOff):
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         # positive losses: those of f_p; negative: mirrored with P and Q swapped; an atom at 0
+        if edges[-1] <= 0:
+            raise ValueError("the loss grid of a subsampled curve must reach positive losses")
         m0 = self.y_star - self.x_star
         pos = self.mix._loss_bins(np.maximum(edges, 0.0))
         mir = self.mix._loss_bins(np.maximum(-edges[::-1], 0.0))
@@ -408,12 +410,15 @@ class Subsampled(TradeOff):
         if edges[0] < 0:
             p_below += mir.q_above + mir.q_inf
             q_below += mir.p_above
-        else:  # the whole negative side lies below the grid
-            p_below += pos.q_below * 0.0 + _neg_mass(self, "P")
+        else:  # the whole negative side, and f_p's losses in (0, e_0], lie below the grid
+            p_below += _neg_mass(self, "P")
             q_below += _neg_mass(self, "Q")
-        if edges[-1] > 0:
-            p_above += pos.p_above
-            q_above += pos.q_above
+            if edges[0] > 0:
+                b0 = self.mix._loss_bins(np.array([0.0, float(edges[0])]))
+                p_below += float(b0.p[0])
+                q_below += float(b0.q[0])
+        p_above += pos.p_above
+        q_above += pos.q_above
         return LossBins(
             p=p,
             q=q,

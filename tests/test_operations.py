@@ -210,3 +210,21 @@ def test_bad_input() -> None:
         fdp.Gaussian(1.0).subsample(1.5)
     with pytest.raises(TypeError, match="f must be"):
         subsample(1.0, 0.5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "edges", [np.linspace(-3, 3, 601), np.linspace(0.05, 3, 300), np.linspace(-0.5, 0.5, 11)]
+)
+def test_subsampled_loss_bins_conserve_mass(edges: np.ndarray) -> None:
+    c = Subsampled(fdp.Gaussian(1.5), 0.3)
+    lb = c._loss_bins(edges)
+    assert lb.p.sum() + lb.p_below + lb.p_above == pytest.approx(1.0, abs=1e-12)
+    assert lb.q.sum() + lb.q_below + lb.q_above + lb.q_inf == pytest.approx(1.0, abs=1e-12)
+    # symmetric curve: Q-mass at loss l equals P-mass at −l (DRS; MATH §1)
+    if edges[0] == -edges[-1] and edges.size > 100:
+        inner = slice(1, -1)  # bins (e_j, e_j+1] mirror [−e_j+1, −e_j): compare away from 0
+        np.testing.assert_allclose(
+            lb.q[inner][:250], lb.p[::-1][inner][:250], rtol=1e-9, atol=1e-15
+        )
+    with pytest.raises(ValueError, match="positive losses"):
+        c._loss_bins(np.linspace(-2, -0.1, 10))
