@@ -226,6 +226,21 @@ def dpsgd_workloads(repeat: int, quick: bool) -> None:
 
                 t, e = timed(run, max(1, repeat // 2))
                 record(work, "dp_accounting", f"vdi={vdi:g}", t, e, peer_ref)
+        if pld is not None:
+            try:
+                from dp_accounting import dp_event
+                from dp_accounting.rdp import rdp_privacy_accountant as rpa
+            except ImportError:  # pragma: no cover
+                rpa = None
+            if rpa is not None:
+
+                def run_rdp(s: float = s, q: float = q, T: int = T, rpa: Any = rpa) -> float:
+                    acc = rpa.RdpAccountant()
+                    acc.compose(dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(s)), T)
+                    return acc.get_epsilon(delta)
+
+                t, e = timed(run_rdp, repeat)
+                record(work, "dp_accounting RDP", "default orders", t, e, peer_ref)
         if PRVAccountant is not None and not quick:
 
             def run_prv(s: float = s, q: float = q, T: int = T) -> tuple[float, float, float]:
@@ -268,13 +283,27 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="fewer settings, for a fast check")
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per setting (median)")
+    ap.add_argument(
+        "--only",
+        choices=["laplace", "gaussian", "mix", "curve", "dpsgd"],
+        help="run one group of workloads",
+    )
     args = ap.parse_args()
-    for n in (100, 1000, 10_000):
-        laplace_workloads(n, args.repeat, args.quick)
-    gaussian_workload(args.repeat, args.quick)
-    mix_workload(args.repeat)
-    curve_workload(args.repeat)
-    dpsgd_workloads(args.repeat, args.quick)
+
+    def run(group: str) -> bool:
+        return args.only in (None, group)
+
+    if run("laplace"):
+        for n in (100, 1000, 10_000):
+            laplace_workloads(n, args.repeat, args.quick)
+    if run("gaussian"):
+        gaussian_workload(args.repeat, args.quick)
+    if run("mix"):
+        mix_workload(args.repeat)
+    if run("curve"):
+        curve_workload(args.repeat)
+    if run("dpsgd"):
+        dpsgd_workloads(args.repeat, args.quick)
     peers = []
     if pld is not None:
         import importlib.metadata as md
