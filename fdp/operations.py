@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -510,7 +509,3 @@ def poisson_subsample(f: TradeOff, p: float) -> PoissonPairs:
         plo, phi = poisson_subsample(lo, p).symmetric, poisson_subsample(hi, p).symmetric
         sym = Bracketed(plo, phi, name=f"poisson_subsample({f!r}, {p:.6g})")  # type: ignore
     return PoissonPairs(add=add, remove=remove, symmetric=sym)
-
-
-def _as_any(x: Any) -> Any:  # pragma: no cover - typing helper
-    return x
