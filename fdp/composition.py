@@ -384,6 +384,9 @@ def _support(c: TradeOff, tail: float) -> tuple[float, float]:
 
 def _support_uncached(c: TradeOff, tail: float) -> tuple[float, float]:
     lo, hi = -2000.0, 2000.0
+    probe = c._loss_bins(np.array([lo, hi]))
+    if probe.q_below + float(probe.q.sum()) + probe.q_above <= 0.0:
+        return 0.0, 0.0  # no finite-loss Q-mass (e.g. a perfectly distinguishable pair)
     for npts in (4001, 4001, 4001):
         edges = np.linspace(lo, hi, npts)
         lb = c._loss_bins(edges)
@@ -685,7 +688,7 @@ def _valid_curve(
             qc = np.append(qc[:k], qc[k - 1] + t * (qc[k] - qc[k - 1]))
     # start: if β_0 > 1 (q_inf < 0), go from (0, 1) along the tangent to the curve
     if q_inf < 0.0:
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             slope = np.where(a > 0, -(q_inf + qc) / a, np.inf)  # (β − 1)/α
         k1 = int(np.argmin(slope))
         a = np.insert(a[k1:], 0, 0.0)

@@ -527,8 +527,9 @@ class PiecewiseLinear(TradeOff):
         # k = number of segments with loss > ε: the optimal breakpoint for slope −e^ε
         k = np.searchsorted(-loss, -eps, side="left")
         a_k = self._a[k]
-        with np.errstate(over="ignore", invalid="ignore"):
-            val = self._qc[k] - np.where(a_k > 0, np.exp(np.minimum(eps, 700.0)) * a_k, 0.0)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            # e^ε α_k in log space: no overflow for ε > 709 when α_k is tiny
+            val = self._qc[k] - np.where(a_k > 0, np.exp(eps + np.log(a_k)), 0.0)
         return self._qinf + val
 
     @cached_property
@@ -537,8 +538,8 @@ class PiecewiseLinear(TradeOff):
         fin = np.isfinite(loss)
         lk = loss[fin]
         k = np.flatnonzero(fin)
-        with np.errstate(over="ignore"):
-            d = self._qinf + (self._qc[k] - np.exp(np.minimum(lk, 700.0)) * self._a[k])
+        with np.errstate(over="ignore", divide="ignore"):
+            d = self._qinf + (self._qc[k] - np.exp(lk + np.log(self._a[k])))
         return lk, d
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:

@@ -11,6 +11,8 @@ import math
 import mpmath as mp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fdp
 from fdp.composition import DeltaMix, compose, kov
@@ -240,3 +242,34 @@ def test_extremes_stay_valid(f: fdp.TradeOff, n: int) -> None:
     lo, hi = h.epsilon_bracket(np.array([1e-300, 1e-10, 0.5]))
     assert np.all(lo <= hi) and not np.isnan(lo).any() and not np.isnan(hi).any()
     assert np.all(h.lower(a) <= h.upper(a) + 1e-15)
+
+
+@st.composite
+def discrete_pair(draw):  # noqa: ANN001, ANN201
+    k = draw(st.integers(2, 4))
+    p = np.array(draw(st.lists(st.floats(0.05, 1.0), min_size=k, max_size=k)))
+    q = np.array(draw(st.lists(st.floats(0.05, 1.0), min_size=k, max_size=k)))
+    return p / p.sum(), q / q.sum()
+
+
+@given(pair=discrete_pair(), n=st.integers(2, 12))
+@settings(max_examples=25, deadline=None)
+def test_engine_brackets_exact_products_property(pair: tuple, n: int) -> None:  # type: ignore[type-arg]
+    # the exact product of discrete pairs (closed form) must lie inside the engine's bracket
+    f = fdp.from_distributions(*pair)
+    exact = compose(f, repeat=n)
+    assert exact.kind == "exact"
+    h = compose(f, repeat=n, numeric=True)
+    assert brackets(h, exact, tol=1e-9)
+    e_lo, e_hi = h.epsilon_bracket(1e-4)
+    assert e_lo <= exact.epsilon(1e-4) + 1e-9 and exact.epsilon(1e-4) <= e_hi + 1e-9
+
+
+def test_large_losses_keep_the_bracket() -> None:
+    # regression: losses beyond ~700 (α below e^-700) once made the conservative ε too small
+    mu, n = 0.6807370779219005, 2357
+    h = compose(fdp.Gaussian(mu), repeat=n, numeric=True)
+    exact = fdp.Gaussian(mu * math.sqrt(n))
+    for d in (1e-3, 1e-6, 1e-9):
+        lo, hi = h.epsilon_bracket(d)
+        assert lo <= exact.epsilon(d) <= hi
