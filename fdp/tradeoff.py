@@ -351,8 +351,8 @@ class PiecewiseLinear(TradeOff):
         kind: Kind = "exact",
         name: str | None = None,
     ) -> None:
-        a = np.asarray(alpha, dtype=float)
-        b = np.asarray(beta, dtype=float)
+        a = np.clip(np.asarray(alpha, dtype=float), 0.0, 1.0)  # rounding can leave ±1e-16
+        b = np.clip(np.asarray(beta, dtype=float), 0.0, 1.0)
         self._a = a
         self._b = b
         self._ac = 1.0 - a if alpha_c is None else np.asarray(alpha_c, dtype=float)
@@ -478,10 +478,11 @@ class PiecewiseLinear(TradeOff):
         q = np.where(b[:-1] < 0.5, -np.diff(b), np.diff(qc))
         p = np.maximum(p, 0.0)
         q = np.maximum(q, 0.0)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             loss = np.log(q) - np.log(p)
-        # rounding can break monotonicity by an ulp; enforce it
-        loss = np.minimum.accumulate(loss)
+        # massless segments (p = q = 0 after rounding) take their predecessor's loss; rounding can
+        # break monotonicity by an ulp: enforce it
+        loss = np.minimum.accumulate(np.where(np.isnan(loss), np.inf, loss))
         return p, q, loss
 
     @property
