@@ -228,3 +228,28 @@ def test_subsampled_loss_bins_conserve_mass(edges: np.ndarray) -> None:
         )
     with pytest.raises(ValueError, match="positive losses"):
         c._loss_bins(np.linspace(-2, -0.1, 10))
+
+
+@given(
+    p=st.lists(st.floats(0.0, 1.0), min_size=2, max_size=5),
+    q=st.lists(st.floats(0.0, 1.0), min_size=2, max_size=5),
+    r=st.floats(0.01, 1.0),
+    k=st.integers(1, 3),
+)
+@settings(max_examples=60, deadline=None)
+def test_operations_on_random_discrete_curves(p: list, q: list, r: float, k: int) -> None:  # type: ignore[type-arg]
+    n = min(len(p), len(q))
+    pa, qa = np.array(p[:n]), np.array(q[:n])
+    if pa.sum() < 1e-3 or qa.sum() < 1e-3:
+        return
+    f = fdp.from_distributions(pa / pa.sum(), qa / qa.sum())
+    for c in (
+        f.inverse(),
+        symmetrize(f),
+        subsample(f, r),
+        poisson_subsample(f, r).symmetric,
+        f.group(k),
+    ):
+        check_axioms(c)  # RuntimeWarnings are errors in this suite: none may occur either
+        c.epsilon(np.array([0.0, 1e-3, 0.5]))
+        c.delta(np.array([-1.0, 0.0, 0.5, 5.0]))
