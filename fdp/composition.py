@@ -9,38 +9,13 @@ Closed forms (DRS Sec 3, KOV Thm 3.3, MATH §4):
 - Products of small discrete curves (from_distributions, randomized response, …) are exact products
   of the underlying distributions.
 
-Everything else goes through one numerical engine (:func:`compose` with ``numeric=True`` forces it).
-The scheme, chosen so that per-step rounding errors do not add up over n steps:
-
-1. **Dominating discretization (lower curve).** Each curve's privacy loss L = log dQ/dP is binned
-   on a grid of spacing h (aligned to 0) and each bin's (P, Q)-mass is split between its two end
-   points so that P- and Q-mass are preserved ("connect the dots": the δ(ε) profile is exact at
-   grid points and interpolated linearly in e^ε between them, hence ≥ the true one, Doroshenko,
-   Ghazi, Kamath, Kumar & Manurangsi 2022). The discretized pair is dominated in the f-DP order by
-   construction, and tensor products preserve the order, so the composition of the discretized
-   pairs is a certified lower curve. Q-mass below the grid is moved up to its bottom point, Q-mass
-   above it to the +∞ atom.
-2. **Coupling (upper curve).** The split is a Markov kernel: given the true loss L_i the
-   discretized loss L̃_i lies in an interval of width h around it and E[L̃_i − L_i | L_i] ≤ c(h) ≈
-   h²/8. By Hoeffding's inequality, Σ(L̃_i − L_i) ≤ n c(h) + h √(n ln(1/η)/2) =: s except with
-   probability η. Hence δ_true(ε) ≥ δ̃(ε + s) − η − (tail masses), which gives a certified upper
-   curve from the same FFT: the bracket width in ε is ≈ s, i.e. O(h√n), not O(nh).
-3. **FFT.** The Q-distributions of the discretized losses are convolved by FFT; a curve repeated n
-   times is a pointwise n-th power in the Fourier domain (the cost barely depends on n). The window
-   of the composed loss is chosen from its mean and variance and certified with Chernoff bounds
-   computed from the discretized components' moment generating functions; mass that can wrap around
-   the circular convolution goes to the +∞ atom (lower curve) or is subtracted from δ (upper
-   curve). Round-off of the FFT is charged per grid point from a round-off model
-   (about (n + log₂N)·1e-16 of the mean spectral magnitude).
-4. **Curves.** Each side becomes a piecewise-linear curve through its δ(ε) profile (a max of
-   lines), clipped to a valid trade-off curve with the operations that keep it on its side of the
-   truth (max with 0 and the convex envelope of min(·, 1 − α)).
-
-δ(ε) is accurate to 1 % relative down to about δ = 1e-12 at the defaults (the round-off allowance
-and η = 1e-14 set the floor); ``tol`` sets the target width of the ε bracket. Grids are capped at
-2²³ points; past that the step grows and ``info["grid_step"]`` says so. P-masses below the float64
-range (losses ≳ 700) are treated as +∞ losses on the lower curve, so such extreme compositions
-give valid but trivial brackets.
+Everything else goes through the certified FFT engine of :mod:`fdp.pld` (:func:`compose` with
+``numeric=True`` forces it). In short: each curve's privacy-loss distribution is discretized twice
+on a common grid, pessimistically (connect the dots) and optimistically (chords lowered by a
+certified gap bound, then convexified). Both discretizations are exact at grid points, so their
+FFT compositions bracket the exact product with a width that grows like n h², not n h. The grid
+is aligned with the point masses of the loss, and its step is chosen from a predicted width.
+See :mod:`fdp.pld` for the details, and for the δ range over which the result is accurate.
 """
 
 from __future__ import annotations
@@ -49,22 +24,17 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import fft as sfft
-from scipy.special import gammaln, logsumexp
+from scipy.special import gammaln
 
 from ._checks import check_int, check_scalar
-from .families import EpsDelta, Gaussian, Identity, Laplace
-from .numeric import Bracketed
+from .families import EpsDelta, Gaussian, Identity
+from .pld import compose_numeric
 from .tradeoff import LossBins, PiecewiseLinear, TradeOff
 
 __all__ = ["compose", "DeltaMix", "kov"]
 
 #: largest number of outcomes for which products of discrete curves are formed exactly
 EXACT_PRODUCT_LIMIT = 200_000
-#: largest FFT grid; past it the grid step grows (and the info dict says so)
-MAX_GRID = 1 << 23
-#: most breakpoints kept in a numeric curve (atoms are merged conservatively beyond that)
-MAX_BREAKPOINTS = 400_000
 
 
 # ---------------------------------------------------------------------------------- closed forms
@@ -129,6 +99,9 @@ class DeltaMix(TradeOff):
             p=s * b.p, q=s * b.q, p_below=s * b.p_below, q_below=s * b.q_below,
             p_above=s * b.p_above, q_above=s * b.q_above, q_inf=self.delta_ + s * b.q_inf,
         )
+
+    def _atoms(self) -> np.ndarray | None:
+        return self.base._atoms()
 
     def _kinks(self) -> np.ndarray:
         return (1.0 - self.delta_) * self.base._kinks()
@@ -222,7 +195,6 @@ def compose(
     numeric: bool = False,
     tol: float = 1e-3,
     grid_step: float | None = None,
-    eta: float = 1e-14,
 ) -> TradeOff:
     """The tensor product f₁ ⊗ … ⊗ f_m, the whole list repeated ``repeat`` times (DRS Def 3.1).
 
@@ -243,9 +215,8 @@ def compose(
     tol : float, default 1e-3
         Target relative width of the certified ε bracket (0.1 %); sets the grid step.
     grid_step : float, optional
-        The loss-grid spacing h; overrides ``tol``.
-    eta : float, default 1e-14
-        Failure probability of the coupling bound used for the upper curve (subtracted from δ).
+        The loss-grid spacing h; overrides ``tol`` (the result is certified for any h; ``tol``
+        only chooses h).
 
     Returns
     -------
@@ -267,7 +238,6 @@ def compose(
             raise TypeError(f"curves[{i}] must be a TradeOff, got {type(c).__name__}")
     repeat = check_int("repeat", repeat, low=0)
     tol = check_scalar("tol", tol, low=0.0, low_open=True)
-    eta = check_scalar("eta", eta, low=0.0, high=1e-3, low_open=True)
     if grid_step is not None:
         grid_step = check_scalar("grid_step", grid_step, low=1e-9, high=1.0)
 
@@ -289,7 +259,7 @@ def compose(
         closed = _closed_form([(c, n) for c, n in items])
         if closed is not None:
             return closed
-    return _numeric([(c, n) for c, n in items], tol=tol, grid_step=grid_step, eta=eta)
+    return compose_numeric([(c, n) for c, n in items], tol=tol, grid_step=grid_step)
 
 
 def _eq(a: TradeOff, b: TradeOff) -> bool:
@@ -334,386 +304,3 @@ def _closed_form(items: list[tuple[TradeOff, int]]) -> TradeOff | None:
     if isinstance(inner, PiecewiseLinear):
         return _delta_mix_pl(inner, d)
     return DeltaMix(inner, d)
-
-
-# ---------------------------------------------------------------------------------- the engine
-def _ctd(lb: LossBins, edges: np.ndarray) -> tuple[np.ndarray, float]:
-    """Connect-the-dots split of binned masses onto the grid points (Q-masses), and the +∞ mass.
-
-    A bin (e_j, e_{j+1}] with masses (p, q) and loss λ = log(q/p) = e_j + u goes to e_j and e_{j+1}
-    preserving both masses: the share of Q at e_{j+1} is (1 − e^{−u})/(1 − e^{−h}).
-    """
-    h = edges[1] - edges[0]
-    p, q = lb.p, lb.q
-    with np.errstate(divide="ignore", invalid="ignore"):
-        u = np.log(q) - np.log(p) - edges[:-1]
-    u = np.where(p > 0, np.clip(np.nan_to_num(u, nan=0.0, posinf=h), 0.0, h), h)
-    share = -np.expm1(-u) / -math.expm1(-h)
-    qb = q * share
-    qa = q - qb
-    w = np.zeros(edges.size)
-    w[:-1] += qa
-    w[1:] += qb
-    w[0] += lb.q_below  # Q-mass below the grid rounds up to its bottom point
-    q_inf = lb.q_inf + lb.q_above  # above the grid: +∞ (pessimistic)
-    return np.maximum(w, 0.0), float(q_inf)
-
-
-def _c_max(h: float) -> float:
-    """max over u ∈ [0, h] of E[L̃ − L | L] for the connect-the-dots kernel (≈ h²/8)."""
-    u = np.linspace(0.0, h, 2001)
-    c = h * (-np.expm1(-u)) / -math.expm1(-h) - u
-    return float(c.max()) * 1.01 + 1e-300
-
-
-_SUPPORT_CACHE: dict[tuple[int, float], tuple[TradeOff, tuple[float, float]]] = {}
-
-
-def _support(c: TradeOff, tail: float) -> tuple[float, float]:
-    """A loss interval outside which c's Q-mass (finite losses) is below ``tail`` on each side."""
-    key = (id(c), tail)
-    hit = _SUPPORT_CACHE.get(key)
-    if hit is not None and hit[0] is c:
-        return hit[1]
-    out = _support_uncached(c, tail)
-    if len(_SUPPORT_CACHE) > 256:
-        _SUPPORT_CACHE.clear()
-    _SUPPORT_CACHE[key] = (c, out)
-    return out
-
-
-def _support_uncached(c: TradeOff, tail: float) -> tuple[float, float]:
-    lo, hi = -2000.0, 2000.0
-    probe = c._loss_bins(np.array([lo, hi]))
-    if probe.q_below + float(probe.q.sum()) + probe.q_above <= 0.0:
-        return 0.0, 0.0  # no finite-loss Q-mass (e.g. a perfectly distinguishable pair)
-    for npts in (4001, 4001, 4001):
-        edges = np.linspace(lo, hi, npts)
-        lb = c._loss_bins(edges)
-        cq = lb.q_below + np.concatenate([[0.0], np.cumsum(lb.q)])  # Q[L ≤ e_k]
-        above = lb.q_above + np.concatenate([np.cumsum(lb.q[::-1])[::-1], [0.0]])  # Q[e_k < L < ∞]
-        i0 = int(np.searchsorted(cq, tail, side="right")) - 1  # last edge with Q[L ≤ e] ≤ tail
-        i1 = int(np.argmax(above <= tail))  # first edge with Q[L > e] ≤ tail
-        step = edges[1] - edges[0]
-        new_lo = edges[max(i0, 0)] if i0 >= 0 else edges[0]
-        new_hi = edges[i1]
-        if new_hi <= new_lo:
-            new_lo, new_hi = new_lo - step, new_lo + step
-        if step < 1e-3 * max(new_hi - new_lo, 1e-6):
-            return float(new_lo), float(new_hi)
-        lo, hi = new_lo - step, new_hi + step
-    return float(lo), float(hi)
-
-
-class _Component:
-    """One distinct curve of a composition on the common grid: Q-masses from grid index k0 on."""
-
-    def __init__(self, curve: TradeOff, count: int, h: float, tail: float) -> None:
-        lo, hi = _support(curve, tail)
-        self.k0 = math.floor(lo / h) - 1
-        k1 = math.ceil(hi / h) + 1
-        edges = np.arange(self.k0, k1 + 1) * h
-        lb = curve._loss_bins(edges)
-        self.w, self.q_inf = _ctd(lb, edges)
-        self.count = count
-        self.trunc = lb.q_below + lb.q_above  # Q-mass outside the grid (coupling exclusions)
-        self.loss = edges
-        tot = self.w.sum()
-        self.mean = float((self.w * self.loss).sum() / tot) if tot > 0 else 0.0
-        self.var = float((self.w * (self.loss - self.mean) ** 2).sum() / tot) if tot > 0 else 0.0
-        # For the Chernoff bounds, masses summed in blocks of b ≤ 16 grid points and placed at the
-        # block's top (t > 0) or bottom (t < 0): an upper bound on the MGF, off by at most
-        # e^{|t| (b−1) h} per component, which the window search absorbs.
-        b = max(1, min(16, self.w.size // 40_000))
-        pad = (-self.w.size) % b
-        wb = np.concatenate([self.w, np.zeros(pad)]).reshape(-1, b).sum(axis=1)
-        start = self.loss[0] + h * b * np.arange(wb.size)
-        with np.errstate(divide="ignore"):
-            self._logwb = np.log(wb)
-        self._blk = (start, start + h * (b - 1))
-        self._mgf_cache: dict[float, float] = {}
-
-    def log_mgf(self, t: np.ndarray) -> np.ndarray:
-        """An upper bound on log E_Q[e^{t L̃}; L̃ finite] for each t (cached per t)."""
-        out = np.empty(t.size)
-        for i, ti in enumerate(t):
-            v = self._mgf_cache.get(float(ti))
-            if v is None:
-                loss = self._blk[1] if ti > 0 else self._blk[0]
-                v = float(logsumexp(self._logwb + ti * loss))
-                self._mgf_cache[float(ti)] = v
-            out[i] = v
-        return out
-
-
-def _chernoff(comps: list[_Component], a: float, upper: bool, sd: float) -> float:
-    """Chernoff bound min_t e^{−ta} Π M_i(t)^{n_i} on Q[Σ L̃ > a] (upper) or Q[Σ L̃ < a] (lower).
-
-    t runs over a fixed geometric grid scaled by the composed standard deviation, so the per-
-    component moment generating functions are computed once per t and reused for every a.
-    """
-    t = np.geomspace(0.5, 80.0, 16) / max(sd, 1e-12) * (1.0 if upper else -1.0)
-    lm = sum(c.count * c.log_mgf(t) for c in comps)
-    vals = lm - t * a
-    return float(min(1.0, math.exp(min(float(np.min(vals)), 0.0))))
-
-
-def _moments(c: TradeOff) -> tuple[float, float]:
-    """Mean and variance of c's privacy loss under Q (finite part), from 4001 bins."""
-    lo, hi = _support(c, 1e-18)
-    edges = np.linspace(lo, hi, 4001)
-    lb = c._loss_bins(edges)
-    mid = 0.5 * (edges[:-1] + edges[1:])
-    tot = lb.q.sum()
-    if tot <= 0:
-        return 0.0, 0.0
-    m = float((lb.q * mid).sum() / tot)
-    return m, float((lb.q * (mid - m) ** 2).sum() / tot)
-
-
-def _grid_step(items: list[tuple[TradeOff, int]], tol: float, eta: float) -> float:
-    """The grid step for a target relative width ``tol`` of the ε bracket.
-
-    The scale of ε is taken as mean + 3 sd of the composed loss (at least 1); the upper curve's
-    shift is s ≈ h √(n ln(1/η)/2) (Hoeffding), so h = tol · scale / √(n ln(1/η)/2).
-    """
-    n = sum(c for _, c in items)
-    mean = var = 0.0
-    for c, k in items:
-        m, v = _moments(c if c.kind == "approximation" else c.lower)
-        mean += k * m
-        var += k * v
-    scale = max(1.0, mean + 3.0 * math.sqrt(var))
-    h = tol * scale / max(math.sqrt(n * math.log(1.0 / eta) / 2.0), 1.0)
-    return float(min(max(h, 1e-7), 1e-2))
-
-
-def _symmetric_types() -> tuple[type, ...]:
-    from .operations import Subsampled
-
-    return (Gaussian, EpsDelta, Identity, Laplace, Subsampled)
-
-
-def _numeric(
-    items: list[tuple[TradeOff, int]], *, tol: float, grid_step: float | None, eta: float
-) -> TradeOff:
-    _SYMMETRIC_TYPES = _symmetric_types()  # noqa: N806
-    approx = any(c.kind == "approximation" for c, _ in items)
-    lower_items = [(c if c.kind == "approximation" else c.lower, n) for c, n in items]
-    upper_items = [(c if c.kind == "approximation" else c.upper, n) for c, n in items]
-    same = all(a is b for (a, _), (b, _) in zip(lower_items, upper_items, strict=True))
-    h = grid_step if grid_step is not None else _grid_step(items, tol, eta)
-    lo_res = _fft_compose(lower_items, h, eta)
-    up_res = lo_res if same else _fft_compose(upper_items, h, eta)
-    lower = _curve_from_atoms(lo_res, side="lower")
-
-    def upper() -> PiecewiseLinear:
-        return _curve_from_atoms(up_res, side="upper")
-
-    names = " ⊗ ".join(f"{c!r}" + (f"^{n}" if n > 1 else "") for c, n in items)
-    if approx:  # composing an approximation gives an approximation, with no bracket
-        lower.kind = "approximation"
-        lower._name = f"numeric[{names}] (approximation)"
-        return lower  # type: ignore[return-value]
-    sym = all(isinstance(c, _SYMMETRIC_TYPES) for c, _ in items)
-    info = {
-        "symmetric": sym,
-        "grid_step": lo_res["h"], "grid_points": lo_res["N"], "shift": up_res["shift"],
-        "eta": eta, "tail_lower": lo_res["tau"], "tail_upper": up_res["tau"],
-        "roundoff_per_point": lo_res["e_pt"],
-    }
-    def inverse() -> Bracketed:
-        inv = _numeric(
-            [(c.inverse(), n) for c, n in items], tol=tol, grid_step=grid_step, eta=eta
-        )
-        if isinstance(inv, Bracketed):
-            inv._inverse = result
-        return inv
-
-    result = Bracketed(lower, upper, name=f"numeric[{names}]", info=info, inverse=inverse)
-    return result
-
-
-def _cpow(z: np.ndarray, n: int) -> np.ndarray:
-    """z**n for complex arrays by repeated squaring (3x faster than np.power, same accuracy).
-
-    Coefficients with n log|z| < −745 underflow to 0 in float64 anyway and are skipped."""
-    if n > 8:
-        with np.errstate(divide="ignore"):
-            live = n * np.log(np.abs(z)) > -745.0
-        if not live.all():
-            out_full = np.zeros_like(z)
-            out_full[live] = _cpow(z[live], n) if live.any() else 0.0
-            return out_full
-    out: np.ndarray | None = None
-    base = z
-    while n:
-        if n & 1:
-            out = base.copy() if out is None else out * base
-        n >>= 1
-        if n:
-            base = base * base
-    return np.ones_like(z) if out is None else out
-
-
-def _fft_compose(items: list[tuple[TradeOff, int]], h: float, eta: float) -> dict[str, Any]:
-    tail = 1e-18
-    n_total = sum(n for _, n in items)
-    while True:
-        comps = [_Component(c, n, h, tail) for c, n in items]
-        mean = sum(c.count * c.mean for c in comps)
-        sd = math.sqrt(sum(c.count * c.var for c in comps))
-        kmin = sum(c.count * c.k0 for c in comps)
-        kmax = sum(c.count * (c.k0 + c.w.size - 1) for c in comps)
-        # widen each side of the window until its Chernoff tail bound is below 1e-20
-        w_lo = w_hi = 8.0
-        while True:
-            a_lo = max(kmin * h, mean - w_lo * sd - 10 * h)
-            tau_lo = 0.0 if a_lo <= kmin * h else _chernoff(comps, a_lo, upper=False, sd=sd)
-            if tau_lo <= 1e-20 or a_lo <= kmin * h:
-                break
-            w_lo *= 1.25
-        while True:
-            a_hi = min(kmax * h, mean + w_hi * sd + 10 * h)
-            tau_hi = 0.0 if a_hi >= kmax * h else _chernoff(comps, a_hi, upper=True, sd=sd)
-            if tau_hi <= 1e-20 or a_hi >= kmax * h:
-                break
-            w_hi *= 1.25
-        ka = math.floor(a_lo / h)
-        need = math.ceil(a_hi / h) - ka + 1
-        if need <= MAX_GRID:
-            break
-        h *= 2.0 * need / MAX_GRID  # grid too large: coarser step, recorded in the result
-    N = int(sfft.next_fast_len(need, real=True))
-    spec = np.ones(N // 2 + 1, dtype=complex)
-    q_keep = 1.0
-    for c in comps:
-        buf = np.zeros(N)
-        if c.w.size <= N:  # grid index k0 + j at position j (folded modulo N if longer)
-            buf[: c.w.size] = c.w
-        else:
-            buf = np.bincount(np.arange(c.w.size) % N, weights=c.w, minlength=N)
-        spec *= _cpow(sfft.rfft(buf), c.count)
-        q_keep *= (1.0 - c.q_inf) ** c.count
-    # position m of the product holds loss index kmin + m (mod N); rotate so that position j
-    # holds loss index ka + j
-    w = np.roll(sfft.irfft(spec, n=N), kmin - ka)
-    # Round-off allowance (a model, not a proof): a spectral coefficient z_k raised to the n-th
-    # power carries an error ≈ (n + log2 N) ε_mach |z_k|^n, so every output point is off by about
-    # e_pt = (n + log2 N) ε_mach · mean_k |S_k|. (Measured round-off on n-fold Gaussians is about
-    # 30 times smaller.) The lower curve adds e_pt of Q-mass at every grid point, the upper curve
-    # removes it.
-    eps_m = 2.3e-16
-    absum = 2.0 * float(np.abs(spec).sum()) - abs(spec[0])
-    e_pt = eps_m * (n_total + math.log2(max(N, 2))) * absum / N
-    loss = (ka + np.arange(N)) * h
-    n_sum = float(n_total)
-    hoeff = h * math.sqrt(n_sum * math.log(1.0 / eta) / 2.0)
-    shift = n_sum * _c_max(h) + hoeff
-    trunc = sum(c.count * c.trunc for c in comps)
-    return {
-        "h": h, "N": N, "loss": loss, "w": w, "q_inf": 1.0 - q_keep, "tau": tau_lo + tau_hi,
-        "e_pt": e_pt, "shift": shift, "eta": eta + trunc,
-    }
-
-
-def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
-    """The curve of the δ-profile of Q-atoms (losses l_k, masses w_k) plus a +∞ atom.
-
-    lower: round-off mass added at every point, wrap-around tail mass added to the +∞ atom;
-    upper: round-off mass removed, losses shifted down by the coupling shift s and the curve
-    raised by η + tails.
-    """
-    if side == "lower":
-        w = res["w"] + res["e_pt"]
-        loss = res["loss"]
-        q_inf = res["q_inf"] + res["tau"]
-        lift = 0.0
-    else:
-        w = res["w"] - res["e_pt"]
-        loss = res["loss"] - res["shift"]
-        q_inf = res["q_inf"]
-        lift = res["eta"] + res["tau"]
-    # Thin the atoms to blocks of k grid points, k h ≤ shift/200: a block's mass moves to its
-    # highest loss (lower curve: pessimistic) or its lowest (upper curve: optimistic), which moves
-    # ε by at most k h, a two-hundredth of the bracket width (or, on very large grids, what keeps
-    # the curve at most MAX_BREAKPOINTS points).
-    h = res["h"]
-    k = max(1, int(0.005 * res["shift"] / h), -(-res["w"].size // MAX_BREAKPOINTS))
-    if k > 1:
-        pad = (-w.size) % k
-        w = np.concatenate([w, np.zeros(pad)]).reshape(-1, k).sum(axis=1)
-        first = loss[0] + h * k * np.arange(w.size)
-        loss = first + (h * (k - 1) if side == "lower" else 0.0)
-    nz = w > 0
-    if not nz.all():
-        w, loss = w[nz], loss[nz]
-    w, loss = w[::-1], loss[::-1]  # decreasing loss
-    n = w.size
-    p = w * np.exp(np.minimum(-loss, 700.0))
-    a = np.zeros(n + 1)
-    np.cumsum(p, out=a[1:])
-    qc = np.zeros(n + 1)
-    np.cumsum(w, out=qc[1:])
-    b = np.zeros(n + 1)
-    np.cumsum(w[::-1], out=b[-2::-1])  # Q-mass at or below each breakpoint's loss
-    b += (1.0 - q_inf - qc[-1]) + lift  # + Q-mass not accounted for (≥ 0 up to rounding)
-    return _valid_curve(a, b, qc, q_inf - lift, side)
-
-
-def _valid_curve(
-    a: np.ndarray, b: np.ndarray, qc: np.ndarray, q_inf: float, side: str
-) -> PiecewiseLinear:
-    """Clip a convex decreasing PL curve to a valid trade-off curve on its side of the truth.
-
-    Breakpoints (a_k, b_k) with 1 − b_k = q_inf + qc_k (kept apart for precision); a may pass 1,
-    b may leave [0, 1]. Applies max(·, 0), then the convex envelope of min(·, 1 − α) on [0, 1].
-    """
-    # cut where α passes 1 or β passes 0 (the curve is decreasing, so both cut a prefix)
-    bad = (a > 1.0) | (b < 0.0)
-    if bad.any():
-        k = int(np.argmax(bad))
-        if k == 0:
-            a, b, qc = np.array([0.0]), np.array([1.0]), np.array([0.0])
-            q_inf = 0.0
-        else:
-            a0, b0, a1, b1 = a[k - 1], b[k - 1], a[k], b[k]
-            t = 1.0
-            if a1 > 1.0:
-                t = min(t, (1.0 - a0) / (a1 - a0))
-            if b1 < 0.0:
-                t = min(t, b0 / (b0 - b1))
-            a = np.append(a[:k], a0 + t * (a1 - a0))
-            b = np.append(b[:k], max(b0 + t * (b1 - b0), 0.0))
-            qc = np.append(qc[:k], qc[k - 1] + t * (qc[k] - qc[k - 1]))
-    # start: if β_0 > 1 (q_inf < 0), go from (0, 1) along the tangent to the curve
-    if q_inf < 0.0:
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            slope = np.where(a > 0, -(q_inf + qc) / a, np.inf)  # (β − 1)/α
-        k1 = int(np.argmin(slope))
-        a = np.insert(a[k1:], 0, 0.0)
-        b = np.insert(b[k1:], 0, 1.0)
-        qc = np.insert(q_inf + qc[k1:], 0, 0.0)
-        q_inf = 0.0
-    # end: tangent from (1, 0) to the curve (also handles min with 1 − α and max with 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(a < 1.0, b / (1.0 - a), np.inf)
-    k2 = int(np.argmin(ratio))
-    a = np.append(a[: k2 + 1], 1.0)
-    b = np.append(b[: k2 + 1], 0.0)
-    qc = np.append(qc[: k2 + 1], 1.0 - q_inf)
-    d = np.diff(a)
-    if (d <= 0).any():
-        # Zero-length segments: P-mass that underflowed next to Q-mass (losses ≳ 700). The lower
-        # curve keeps the last point of each run (the Q-mass becomes +∞ loss: pessimistic), the
-        # upper curve the first (a higher curve: optimistic).
-        if side == "lower":
-            keep = np.append(d > 0, True)
-        else:
-            keep = np.insert(d > 0, 0, True)
-        a, b, qc = a[keep], b[keep], qc[keep]
-        if a[0] > 0:  # the lower curve dropped (0, ·): restore it
-            a, b, qc = np.insert(a, 0, 0.0), np.insert(b, 0, b[0]), np.insert(qc, 0, qc[0])
-        if side == "lower" and qc[0] > 0:  # a vertical drop at α = 0 is a +∞ atom
-            q_inf, qc = q_inf + qc[0], qc - qc[0]
-    return PiecewiseLinear(a, b, beta_c=q_inf + qc, q_inf=q_inf, q_cum=qc)

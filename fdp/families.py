@@ -90,6 +90,9 @@ class Gaussian(TradeOff):
         q, qb, qa = normal_bin_masses((edges - m * m / 2.0) / m)
         return LossBins(p=p, q=q, p_below=pb, q_below=qb, p_above=pa, q_above=qa, q_inf=0.0)
 
+    def _atoms(self) -> np.ndarray:
+        return np.zeros(0) if self.mu > 0 else np.zeros(1)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Gaussian) and other.mu == self.mu
 
@@ -274,6 +277,9 @@ class Laplace(TradeOff):
             p=p, q=q, p_below=p_below, q_below=q_below, p_above=p_above, q_above=q_above,
             q_inf=0.0,
         )
+
+    def _atoms(self) -> np.ndarray:
+        return np.array([-self.mu, self.mu]) if self.mu > 0 else np.zeros(1)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Laplace) and other.mu == self.mu

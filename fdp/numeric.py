@@ -107,6 +107,9 @@ class Bracketed(TradeOff):
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         return self.lower._loss_bins(edges)
 
+    def _atoms(self) -> np.ndarray | None:
+        return self.lower._atoms()
+
     def _kinks(self) -> np.ndarray:
         return self.lower._kinks()
 
@@ -163,6 +166,9 @@ class Approximation(TradeOff):
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         return self.curve._loss_bins(edges)
+
+    def _atoms(self) -> np.ndarray | None:
+        return self.curve._atoms()
 
     def _kinks(self) -> np.ndarray:
         return self.curve._kinks()

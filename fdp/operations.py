@@ -324,6 +324,16 @@ class Mixture(TradeOff):
             q_inf=p * b.q_inf,
         )
 
+    def _atoms(self) -> np.ndarray | None:
+        """Atoms of T(P, (1 − p)P + pQ): loss ℓ of f maps to log(1 − p + p e^ℓ); f's P-mass at
+        −∞ lands at log(1 − p)."""
+        a = self.base._atoms()
+        if a is None or self.p == 0.0:
+            return None if a is None else np.zeros(1)
+        with np.errstate(over="ignore"):
+            m = np.log1p(self.p * np.expm1(np.minimum(a, 700.0))) + np.maximum(a - 700.0, 0.0)
+        return np.append(m, math.log1p(-self.p)) if self.p < 1.0 else m
+
     def __repr__(self) -> str:
         return f"Mixture({self.base!r}, p={self.p:.6g})"
 
@@ -427,6 +437,14 @@ class Subsampled(TradeOff):
             q_above=q_above,
             q_inf=pos.q_inf,
         )
+
+    def _atoms(self) -> np.ndarray | None:
+        """Positive atoms of f_p, their mirror images, and the atom at 0 of the linear piece."""
+        a = self.mix._atoms()
+        if a is None:
+            return None
+        pos = a[a > 0]
+        return np.concatenate([-pos[::-1], [0.0], pos])
 
     def __repr__(self) -> str:
         return f"Subsampled({self.base!r}, p={self.p:.6g})"

@@ -230,6 +230,14 @@ class TradeOff:
             "numerically"
         )
 
+    def _atoms(self) -> np.ndarray | None:
+        """Finite losses that carry point masses (P- and Q-mass), or None if unknown.
+
+        The composition engine aligns its grid with them (a point mass on a grid point costs no
+        discretization error); correctness never depends on this list.
+        """
+        return None
+
     # ------------------------------------------------------------------ algebra (other modules)
     def __matmul__(self, other: TradeOff) -> TradeOff:
         """f @ g is the tensor product f ⊗ g (DRS Def 3.1); see :func:`fdp.compose`."""
@@ -589,6 +597,10 @@ class PiecewiseLinear(TradeOff):
             q_inf=self.q_inf,
         )
 
+    def _atoms(self) -> np.ndarray:
+        p, q, loss = self._segments
+        return loss[np.isfinite(loss) & (q > 0)]
+
     def __repr__(self) -> str:
         if self._name:
             return self._name
@@ -606,6 +618,7 @@ class Inverse(TradeOff):
     def __init__(self, base: TradeOff) -> None:
         self.base = base
         self.kind = base.kind
+        self._q_inf_cache: float | None = None
 
     @property
     def lower(self) -> TradeOff:
@@ -638,7 +651,9 @@ class Inverse(TradeOff):
 
     def _q_inf(self) -> float:
         """Q-mass at +∞ of T(Q, P): the P-mass of f at loss −∞, i.e. 1 − min{t : f(t) = 0}."""
-        return float(1.0 - np.asarray(self._eval(np.array([0.0])))[0])
+        if self._q_inf_cache is None:  # the curve is immutable: bisect once
+            self._q_inf_cache = float(1.0 - np.asarray(self._eval(np.array([0.0])))[0])
+        return self._q_inf_cache
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         b = self.base._loss_bins(-edges[::-1])
@@ -651,6 +666,10 @@ class Inverse(TradeOff):
             q_above=max(b.p_below - self._q_inf(), 0.0),
             q_inf=self._q_inf(),
         )
+
+    def _atoms(self) -> np.ndarray | None:
+        a = self.base._atoms()
+        return None if a is None else -a[::-1]
 
     def __repr__(self) -> str:
         return f"{self.base!r}.inverse()"
