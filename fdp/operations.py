@@ -401,9 +401,10 @@ class Subsampled(TradeOff):
         m0 = self.y_star - self.x_star
         pos = self.mix._loss_bins(np.maximum(edges, 0.0))
         mir = self.mix._loss_bins(np.maximum(-edges[::-1], 0.0))
-        up = edges[1:] > 0.0
-        p = np.where(up, pos.p, mir.q[::-1])
-        q = np.where(up, pos.q, mir.p[::-1])
+        # a bin straddling 0 has a positive part (from f_p) and a negative one (mirrored); each
+        # part is zero for bins entirely on the other side
+        p = pos.p + mir.q[::-1]
+        q = pos.q + mir.p[::-1]
         nb = edges.size - 1
         j0 = int(np.searchsorted(edges, 0.0, side="left")) - 1
         p_below = q_below = p_above = q_above = 0.0

@@ -253,3 +253,15 @@ def test_operations_on_random_discrete_curves(p: list, q: list, r: float, k: int
         check_axioms(c)  # RuntimeWarnings are errors in this suite: none may occur either
         c.epsilon(np.array([0.0, 1e-3, 0.5]))
         c.delta(np.array([-1.0, 0.0, 0.5, 5.0]))
+
+
+def test_subsampled_loss_bins_keep_all_mass_on_offset_grids() -> None:
+    # regression: a bin straddling loss 0 lost its negative part when 0 was not a grid edge
+    from fdp.operations import Subsampled
+
+    f = Subsampled(fdp.Gaussian(1.0), 0.1)
+    for off in (0.0, 0.0047, -0.003):
+        e = off + np.arange(-472, 531) * 0.0126525
+        b = f._loss_bins(e)
+        assert b.p.sum() + b.p_below + b.p_above == pytest.approx(1.0, abs=1e-12)
+        assert b.q.sum() + b.q_below + b.q_above + b.q_inf == pytest.approx(1.0, abs=1e-12)
