@@ -85,6 +85,8 @@ WINDOW_TAIL = 1e-20
 MAX_OPT_LOSS = 700.0
 #: smallest and largest grid step the planner chooses
 H_MIN, H_MAX = 1e-7, 0.1
+#: failure probability of the coupling bound for curves composed in coupled mode
+ETA = 1e-14
 
 
 # ------------------------------------------------------------------------------ discretizations
@@ -119,6 +121,13 @@ def _split(p: np.ndarray, q: np.ndarray, edges: np.ndarray) -> np.ndarray:
     w[:-1] += q - qb
     w[1:] += qb
     return w
+
+
+def _c_max(h: float) -> float:
+    """max over u ∈ [0, h] of E_Q[L̃ − L | L] for the connect-the-dots kernel (≈ h²/8)."""
+    u = np.linspace(0.0, h, 2001)
+    c = h * (-np.expm1(-u)) / -math.expm1(-h) - u
+    return float(c.max()) * 1.01 + 1e-300
 
 
 def _sub_edges(edges: np.ndarray) -> np.ndarray:
@@ -232,19 +241,30 @@ def _convexify(
 
 
 # ------------------------------------------------------------------------------ support, atoms
-_SUPPORT_CACHE: dict[tuple[int, float], tuple[TradeOff, tuple[float, float]]] = {}
+_CACHE: dict[tuple[Any, ...], tuple[TradeOff, Any]] = {}
+
+
+def _cached(kind: str, c: TradeOff, arg: float, compute: Any) -> Any:
+    """Per-curve facts (support, moments) cached by value for hashable curves (G_μ, L_μ, …,
+    which compare by parameters) and by identity otherwise."""
+    try:
+        key: tuple[Any, ...] = (kind, type(c), hash(c), arg)
+        by_value = True
+    except TypeError:
+        key, by_value = (kind, id(c), arg), False
+    hit = _CACHE.get(key)
+    if hit is not None and (hit[0] == c if by_value else hit[0] is c):
+        return hit[1]
+    out = compute()
+    if len(_CACHE) > 512:
+        _CACHE.clear()
+    _CACHE[key] = (c, out)
+    return out
 
 
 def _support(c: TradeOff, tail: float) -> tuple[float, float]:
     """A loss interval outside which c's Q-mass (finite losses) is below ``tail`` on each side."""
-    key = (id(c), tail)
-    hit = _SUPPORT_CACHE.get(key)
-    if hit is not None and hit[0] is c:
-        return hit[1]
-    out = _support_uncached(c, tail)
-    if len(_SUPPORT_CACHE) > 256:
-        _SUPPORT_CACHE.clear()
-    _SUPPORT_CACHE[key] = (c, out)
+    out: tuple[float, float] = _cached("support", c, tail, lambda: _support_uncached(c, tail))
     return out
 
 
@@ -273,6 +293,11 @@ def _support_uncached(c: TradeOff, tail: float) -> tuple[float, float]:
 
 def _moments(c: TradeOff) -> tuple[float, float]:
     """Mean and variance of c's privacy loss under Q (finite part), from 4001 bins."""
+    out: tuple[float, float] = _cached("moments", c, TAIL, lambda: _moments_uncached(c))
+    return out
+
+
+def _moments_uncached(c: TradeOff) -> tuple[float, float]:
     lo, hi = _support(c, TAIL)
     edges = np.linspace(lo, hi, 4001)
     lb = c._loss_bins(edges)
@@ -300,36 +325,50 @@ def _atoms(c: TradeOff) -> tuple[np.ndarray, np.ndarray]:
     return a, lb.q[0::2] + 1e-300
 
 
-def _aligned_mass(a: np.ndarray, m: np.ndarray, h: float) -> tuple[float, float]:
-    """The largest Q-mass of atoms on one lattice o + hℤ, and that offset o ∈ [0, h)."""
-    best, off = 0.0, 0.0
-    for i in np.argsort(m)[::-1][:4]:
-        r = (a - a[i]) / h
-        on = np.abs(r - np.round(r)) < 1e-6
-        tot = float(m[on].sum())
-        if tot > best * (1 + 1e-9):
-            best, off = tot, float(a[i] - h * math.floor(a[i] / h))
-    return best, off
+def _misfit(a: np.ndarray, m: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each step in ``h``: the least Q-mass-weighted distance of the atoms ``a`` to a lattice
+    o + hℤ over offsets o that put one of the 4 heaviest atoms on it,
+    Σ_a m_a · h · min(t_a, 1 − t_a) with t_a = frac((a − o)/h), and that offset o ∈ [0, h).
+
+    An atom at distance t·h from the grid costs the optimistic side about that much loss per step.
+    """
+    anchors = a[np.argsort(m)[::-1][:4]]
+    r = (a[None, None, :] - anchors[None, :, None]) / h[:, None, None]
+    cost = (m * np.abs(r - np.round(r))).sum(axis=2) * h[:, None]  # (steps, anchors)
+    best = np.argmin(cost, axis=1)
+    o = anchors[best]
+    return cost[np.arange(h.size), best], o - h * np.floor(o / h)
 
 
 def _align(h: float, atoms: list[tuple[np.ndarray, np.ndarray]], counts: list[int]) -> tuple[
     float, list[float]
 ]:
-    """A step h' ∈ [h/4, h] and per-curve offsets that put as much atom mass on the grid as
-    possible (weighted by repetition counts); ties go to the coarser step."""
-    cands = {h}
-    for a, _ in atoms:
+    """A step h' ∈ [h/2, h] and per-curve offsets that put the point masses of the loss on (or
+    near) grid points. Candidates are h' = d/k for atom spacings d and integers k (a small
+    simultaneous Diophantine search when several curves have atoms); the coarsest candidate
+    whose weighted misfit Σ n_i misfit_i is within 10 % of the smooth drift n h'²/8 (or of the
+    least misfit found) wins."""
+    comps = [(a[np.argsort(m)[::-1][:64]], np.sort(m)[::-1][:64]) for a, m in atoms]
+    if not any(a.size for a, _ in comps):
+        return h, [0.0] * len(atoms)
+    cands = [h]
+    for a, _ in comps:
         if a.size > 1:
-            for d in {float(np.diff(a).min()), float(a[-1] - a[0])}:
-                if d >= h / 4.0:
-                    cands.add(d / math.ceil(d / h - 1e-9))
-    best: tuple[float, float] = (-1.0, 0.0)
-    chosen = h
-    for hc in sorted(cands, reverse=True):
-        score = sum(n * _aligned_mass(a, m, hc)[0] for (a, m), n in zip(atoms, counts, strict=True))
-        if score > best[0] * (1 + 1e-9) + 1e-300:
-            best, chosen = (score, hc), hc
-    offsets = [_aligned_mass(a, m, chosen)[1] if a.size else 0.0 for a, m in atoms]
+            srt = np.sort(a)
+            for d in {float(np.diff(srt).min()), float(srt[-1] - srt[0])}:
+                k0 = math.ceil(d / h - 1e-9)
+                if d >= h / 2:
+                    cands.extend(d / np.arange(k0, min(2 * k0, k0 + 400) + 1))
+    hc = np.unique(np.asarray(cands))
+    hc = hc[hc >= h / 2]
+    mis = np.zeros(hc.size)
+    for (a, m), k in zip(comps, counts, strict=True):
+        if a.size:
+            mis += k * _misfit(a, m, hc)[0]
+    ok = mis <= np.maximum(mis.min() * 1.05, 0.1 * sum(counts) * hc**2 / 8)
+    chosen = float(hc[ok].max())
+    one = np.array([chosen])
+    offsets = [float(_misfit(a, m, one)[1][0]) if a.size else 0.0 for a, m in comps]
     return chosen, offsets
 
 
@@ -353,6 +392,7 @@ class _Component:
         k1 = math.ceil((hi - offset) / h) + 1
         self.offset = offset
         self.count = count
+        self.coupled = False  # set by the planner: upper side from w plus a coupling shift
         edges = offset + np.arange(self.k0, k1 + 1) * h
         self.loss = edges
         sub = upper._loss_bins(_sub_edges(edges))
@@ -405,6 +445,28 @@ def _chernoff(lm: np.ndarray, t: np.ndarray, a: float) -> float:
 
 
 # ------------------------------------------------------------------------------ planning
+def _couple(comps: list[_Component], h: float, ratio: float, kappa: float) -> float:
+    """Choose each curve's mode for the upper side and return the predicted ε-width.
+
+    Optimistic mode costs ≈ R n_i D_i. Coupled mode uses the connect-the-dots measure and shifts
+    the composed losses down by s = n_A c_max(h) + h √(n_A ln(1/η)/2) (Hoeffding over the n_A
+    coupled steps) with δ-slack η. It wins for curves whose point masses cannot all be put on the
+    grid (an off-grid atom costs the optimistic side O(h) per step, the coupling O(h/√n)).
+    """
+    cm = _c_max(h)
+    log_eta = math.log(1.0 / ETA)
+    n_a = 0
+    width = 0.0
+    for c in comps:
+        opt = ratio * c.count * max(c.drift + kappa * c.drift_tail, 0.0)
+        c.coupled = opt > h * math.sqrt(c.count * log_eta / 2.0) + c.count * cm
+        if c.coupled:
+            n_a += c.count
+        else:
+            width += opt
+    return width + (h * math.sqrt(n_a * log_eta / 2.0) + n_a * cm if n_a else 0.0)
+
+
 def _plan(
     lower_items: list[tuple[TradeOff, int]],
     upper_items: list[tuple[TradeOff, int]],
@@ -437,16 +499,18 @@ def _plan(
     history: list[tuple[float, float]] = []  # (step, drift)
     good: tuple[list[_Component], float, float] | None = None  # coarsest plan meeting the target
     while True:
-        hh, offsets = _align(h, atoms, counts)
-        if grid_step is not None:
+        if grid_step is None:
+            hh, offsets = _align(h, atoms, counts)
+        else:  # the user's step: only the offsets are chosen
             hh = grid_step
+            one = np.array([hh])
+            offsets = [float(_misfit(a, m, one)[1][0]) if a.size else 0.0 for a, m in atoms]
         comps = [
             _Component(lo, up, k, hh, o)
             for (lo, k), (up, _), o in zip(lower_items, upper_items, offsets, strict=True)
         ]
-        drift = max(sum(c.count * (c.drift + kappa * c.drift_tail) for c in comps), 0.0)
-        pred = ratio * drift
-        history.append((hh, drift))
+        pred = _couple(comps, hh, ratio, kappa)
+        history.append((hh, pred))
         if grid_step is not None:
             break
         # drift ∝ h^a with a ∈ [1, 2]: 2 for smooth parts, 1 for point masses off the grid
@@ -470,7 +534,11 @@ def _plan(
         h = max(hh * min(0.9, max(0.1, 0.95 * (target / pred) ** (1.0 / a))), h_floor)
     if good is not None:
         comps, hh, pred = good
-    info = {"predicted_width": pred, "eps_ref": eps_ref, "refinements": len(history) - 1}
+        _couple(comps, hh, ratio, kappa)
+    info = {
+        "predicted_width": pred, "eps_ref": eps_ref, "refinements": len(history) - 1,
+        "coupled": [c.coupled for c in comps],
+    }
     return comps, hh, info
 
 
@@ -537,7 +605,7 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     for side in ("lower", "upper"):
         spec = np.ones(N // 2 + 1, dtype=complex)
         for c in comps:
-            w = c.w if side == "lower" else c.wo
+            w = c.w if side == "lower" or c.coupled else c.wo
             if w.size <= N:  # grid index k0 + j at position j (folded modulo N if longer)
                 buf = np.zeros(N)
                 buf[: w.size] = w
@@ -555,19 +623,27 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     )
     log_f = 0.0
     grow = 0.0
-    for c in comps:
-        f = float(c.wo.sum())
+    upper = [(c.w, c.q_inf) if c.coupled else (c.wo, c.qo_inf) for c in comps]
+    for c, (w, qi) in zip(comps, upper, strict=True):
+        f = float(w.sum())
         if f <= 0.0:
             log_f = -math.inf
             break
         log_f += c.count * math.log(f)
-        grow += c.count * math.log1p(c.qo_inf / f)
+        grow += c.count * math.log1p(qi / f)
     if log_f == -math.inf:
-        out["q_inf_upper"] = math.exp(sum(c.count * math.log(c.qo_inf) if c.qo_inf > 0 else
-                                          -math.inf for c in comps))
+        out["q_inf_upper"] = math.exp(
+            sum(c.count * math.log(qi) if qi > 0 else -math.inf for c, (_, qi) in
+                zip(comps, upper, strict=True))
+        )
     else:
         out["q_inf_upper"] = math.exp(log_f) * math.expm1(grow)
-    out["slack"] = sum(c.count * c.slack for c in comps)
+    out["slack"] = sum(c.count * c.slack for c in comps if not c.coupled)
+    n_a = sum(c.count for c in comps if c.coupled)
+    out["shift"] = (
+        n_a * _c_max(h) + h * math.sqrt(n_a * math.log(1.0 / ETA) / 2.0) if n_a else 0.0
+    )
+    out["eta"] = ETA if n_a else 0.0
     return out
 
 
@@ -586,8 +662,9 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
         lift = 0.0
     else:
         w = res["upper"] - e_pt
+        loss = loss - res["shift"]
         q_inf = res["q_inf_upper"]
-        lift = res["tau"] + res["slack"]
+        lift = res["tau"] + res["slack"] + res["eta"]
     # On very large grids, merge blocks of k grid points: a block's mass moves to its highest
     # loss (lower curve: pessimistic) or its lowest (upper curve: optimistic).
     k = max(1, -(-w.size // MAX_BREAKPOINTS))
@@ -700,7 +777,7 @@ def compose_numeric(
     info = {
         "symmetric": all(isinstance(c, _symmetric_types()) for c, _ in items),
         "grid_step": h, "grid_points": res["N"], "offsets": [c.offset for c in comps],
-        "tail": res["tau"], "slack": res["slack"],
+        "tail": res["tau"], "slack": res["slack"], "shift": res["shift"], "eta": res["eta"],
         "roundoff_per_point": max(res["e_pt_lower"], res["e_pt_upper"]), **plan,
     }
 

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import fdp
@@ -148,3 +148,32 @@ def test_grid_step_is_respected_and_finer_is_narrower() -> None:
 def test_bad_grid_step() -> None:
     with pytest.raises(ValueError, match="grid_step"):
         fdp.compose(fdp.Laplace(1.0), repeat=2, grid_step=0.0)
+
+
+@given(pair=discrete_pair(), n=st.integers(2, 30))
+@settings(max_examples=25, deadline=None)
+def test_coupled_mode_brackets_exact_products(pair: tuple, n: int) -> None:  # type: ignore[type-arg]
+    # the fallback for atoms no grid can align: upper side from connect-the-dots plus a Hoeffding
+    # shift; forced on every curve here and checked against the exact product (MATH §4)
+    f = fdp.from_distributions(*pair)
+    exact = fdp.compose(f, repeat=n)
+    assume(exact.kind == "exact")  # small enough for the exact product
+    comps, h, _ = pld._plan([(f, n)], [(f, n)], 1e-3, None)
+    for c in comps:
+        c.coupled = True
+    res = pld._fft_compose(comps, h)
+    assert res["shift"] > 0 and res["eta"] == pld.ETA
+    lower = pld._curve_from_atoms(res, "lower")
+    upper = pld._curve_from_atoms(res, "upper")
+    a = np.concatenate([np.linspace(0, 1, 801), np.logspace(-12, -1, 23)])
+    assert np.all(lower(a) <= exact(a) + 1e-10)
+    assert np.all(upper(a) >= exact(a) - 1e-10)
+
+
+def test_incommensurate_point_masses_are_aligned() -> None:
+    # Laplace(0.1) and Laplace(0.1·√2): no step puts all four atoms on the grid, but the aligner
+    # finds one that puts them within a small fraction of it (√2 ≈ 99/70)
+    h = fdp.compose(fdp.Laplace(0.1), fdp.Laplace(0.1 * math.sqrt(2)), repeat=500)
+    lo, hi = h.epsilon_bracket(1e-6)
+    assert hi - lo <= 1e-3 * hi
+    assert h.info["grid_points"] < 200_000
