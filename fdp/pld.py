@@ -494,7 +494,12 @@ def _plan(
     # no grid finer than 2²² points over a component's support or over the composed window
     spans = [np.subtract(*_support(c, TAIL)[::-1]) for c, _ in lower_items + upper_items]
     h_floor = max(H_MIN, max(spans) / 2**22, 24.0 * math.sqrt(var) / 2**22)
-    h = grid_step if grid_step is not None else math.sqrt(target / (ratio * n / 8.0))
+    # smooth case: drift ≈ h²/8 per step and unit of continuous Q-mass (atoms on the grid cost
+    # nothing), so start from Σ n_i (1 − atom mass_i) h²/8 = target / R
+    # (continuous mass next to atoms drifts more: count at least a fifth), with a 5 % margin
+    smooth = sum(k * max(1.0 - float(m.sum()), 0.2) for (_, m), k in zip(atoms, counts,
+                                                                      strict=True))
+    h = grid_step if grid_step is not None else 0.95 * math.sqrt(target / (ratio * smooth / 8))
     h = min(max(h, h_floor), max(H_MAX, h_floor))
     history: list[tuple[float, float]] = []  # (step, drift)
     good: tuple[list[_Component], float, float] | None = None  # coarsest plan meeting the target
