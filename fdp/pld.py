@@ -476,7 +476,6 @@ def _plan(
     """Components on a grid whose predicted bracket width meets ``tol`` (step 5)."""
     counts = [n for _, n in lower_items]
     atoms = [_atoms(c) for c, _ in upper_items]
-    n = float(sum(counts))
     mean = var = 0.0
     for c, k in lower_items:
         m, v = _moments(c)
