@@ -6,8 +6,9 @@
 4.3772
 
 Modules: :mod:`fdp.tradeoff` (the base class and piecewise-linear curves), :mod:`fdp.families`,
-:mod:`fdp.constructors`, :mod:`fdp.gdp` (GDP ⇄ (ε, δ)), :mod:`fdp.composition` (⊗ and the
-certified FFT engine), :mod:`fdp.numeric` (bracketed curves and approximations),
+:mod:`fdp.constructors`, :mod:`fdp.gdp` (GDP ⇄ (ε, δ)), :mod:`fdp.composition` (⊗: closed
+forms and the front end), :mod:`fdp.pld` (the certified FFT engine on privacy-loss grids),
+:mod:`fdp.numeric` (bracketed curves and approximations),
 :mod:`fdp.operations` (group privacy, symmetrization, subsampling), :mod:`fdp.dpsgd`,
 :mod:`fdp.clt` (CLT, Edgeworth, GDP fit), :mod:`fdp.rdp`, :mod:`fdp.classical`,
 :mod:`fdp.accountants` (compare), :mod:`fdp.calibration`, :mod:`fdp.mechanisms`, :mod:`fdp.plot`,
