@@ -313,12 +313,15 @@ def _moments_uncached(c: TradeOff) -> tuple[float, float]:
     lo, hi = _support(c, TAIL)
     edges = np.linspace(lo, hi, 4001)
     lb = c._loss_bins(edges)
-    mid = 0.5 * (edges[:-1] + edges[1:])
+    # each bin's mass at its own loss log(q/p): exact for point masses (a midpoint would move
+    # an atom by up to half a bin, enough to make E_Q[L] = KL(Q‖P) ≥ 0 come out negative)
+    h = float(edges[1] - edges[0])
+    loss = edges[:-1] + _bin_offsets(lb.p, lb.q, edges[:-1], h)
     tot = lb.q.sum()
     if tot <= 0:
         return 0.0, 0.0
-    m = float((lb.q * mid).sum() / tot)
-    return m, float((lb.q * (mid - m) ** 2).sum() / tot)
+    m = float((lb.q * loss).sum() / tot)
+    return m, float((lb.q * (loss - m) ** 2).sum() / tot)
 
 
 def _atoms(c: TradeOff) -> tuple[np.ndarray, np.ndarray]:
@@ -330,7 +333,8 @@ def _atoms(c: TradeOff) -> tuple[np.ndarray, np.ndarray]:
     if a.size == 0:
         return a, np.zeros(0)
     gap = float(np.diff(a).min()) if a.size > 1 else 1.0
-    tau = max(0.25 * min(gap, 1.0), 8.0 * np.finfo(float).eps * float(np.max(np.abs(a))))
+    scale = max(1.0, float(np.max(np.abs(a))))
+    tau = max(min(0.25 * gap, 1e-9 * scale), 8.0 * np.finfo(float).eps * scale)
     if a.size > 1 and 2.0 * tau > gap:
         return a, np.ones(a.size)  # too close to separate: weigh equally
     lb = c._loss_bins(np.stack([a - tau, a + tau], axis=1).ravel())
@@ -493,7 +497,7 @@ def _plan(
         m, v = _moments(c)
         mean += k * m
         var += k * v
-    eps_ref = max(mean + 3.0 * math.sqrt(var), 1e-12)
+    eps_ref = max(mean + 3.0 * math.sqrt(var), 3.0 * math.sqrt(var), 1e-12)
     ratio = eps_ref / max(var, 1e-300) + 0.5  # R: ε-width per unit of total drift
     # weight of the drift below the support at ε_ref (Gaussian tail of the rest of the sum)
     kappa = math.sqrt(var) / (math.sqrt(var) + 3.0)
@@ -803,6 +807,12 @@ def compose_numeric(
     lower_items = [(c if c.kind == "approximation" else c.lower, n) for c, n in items]
     upper_items = [(c if c.kind == "approximation" else c.upper, n) for c, n in items]
     comps, h, plan = _plan(lower_items, upper_items, tol, grid_step)
+    while True:  # the composed window must fit MAX_GRID points: otherwise coarsen the step
+        need = _window(comps, h)[1]
+        if need <= MAX_GRID:
+            break
+        plan["grid_capped"] = True
+        comps, h, _ = _plan(lower_items, upper_items, tol, h * 1.05 * need / MAX_GRID)
     res = _fft_compose(comps, h)
     lower = _curve_from_atoms(res, "lower")
     names = " ⊗ ".join(f"{c!r}" + (f"^{n}" if n > 1 else "") for c, n in items)

@@ -177,3 +177,35 @@ def test_incommensurate_point_masses_are_aligned() -> None:
     lo, hi = h.epsilon_bracket(1e-6)
     assert hi - lo <= 1e-3 * hi
     assert h.info["grid_points"] < 200_000
+
+
+def test_moments_and_atom_masses_against_closed_forms() -> None:
+    # Q-loss of G_μ is N(μ²/2, μ²); of L_μ its mean is KL = μ + e^{−μ} − 1 (MATH §8, symmetric)
+    m, v = pld._moments(fdp.Gaussian(0.7))
+    assert m == pytest.approx(0.245, rel=1e-4) and v == pytest.approx(0.49, rel=1e-4)
+    m, _ = pld._moments(fdp.Laplace(0.5))
+    assert m == pytest.approx(0.5 + math.exp(-0.5) - 1, rel=1e-4)
+    # C_p has an atom at loss 0 of mass y* − x* (the linear piece, MATH §7); regression: midpoint
+    # moments moved it by half a bin and made E_Q[L] = KL(Q‖P) negative
+    c = Subsampled(fdp.Gaussian(1 / 1.1), 256 / 60000)
+    m, _ = pld._moments(c)
+    assert m >= 0
+    a, mass = pld._atoms(c)
+    np.testing.assert_allclose(a, [0.0])
+    assert mass[0] == pytest.approx(c.y_star - c.x_star, rel=1e-6)
+
+
+def test_uniform_dpsgd_meets_tol_on_a_modest_grid() -> None:
+    h = fdp.dpsgd(1.1, 256 / 60000, 14063, sampling="uniform")
+    lo, hi = h.epsilon_bracket(1e-5)
+    assert hi - lo <= 1e-3 * hi
+    assert h.info["grid_points"] < 1_000_000
+
+
+def test_grid_cap_coarsens_and_stays_certified(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pld, "MAX_GRID", 1 << 12)
+    h = fdp.compose(fdp.Gaussian(0.1), repeat=1000, numeric=True, tol=1e-5)
+    assert h.info.get("grid_capped") and h.info["grid_points"] <= 1 << 12
+    exact = fdp.Gaussian(math.sqrt(10.0))
+    a = np.linspace(0, 1, 501)
+    assert np.all(h.lower(a) <= exact(a) + 1e-10) and np.all(h.upper(a) >= exact(a) - 1e-10)
