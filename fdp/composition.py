@@ -213,7 +213,10 @@ def compose(
     numeric : bool, default False
         Force the numeric engine even where a closed form exists (for comparisons and tests).
     tol : float, default 1e-3
-        Target relative width of the certified ε bracket (0.1 %); sets the grid step.
+        Accuracy target of the numeric engine: relative width of the certified ε bracket (at
+        the default, ≤ 0.1 %) and 10·tol relative accuracy of δ(ε) down to δ ≈ 1e-10 (see
+        :mod:`fdp.pld` for the floor at large n). It chooses the grid step; the bracket is
+        certified whatever it is.
     grid_step : float, optional
         The loss-grid spacing h; overrides ``tol`` (the result is certified for any h; ``tol``
         only chooses h).
