@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import discrete_pair
 
 import fdp
 from fdp.composition import DeltaMix, compose, kov
@@ -242,14 +243,6 @@ def test_extremes_stay_valid(f: fdp.TradeOff, n: int) -> None:
     lo, hi = h.epsilon_bracket(np.array([1e-300, 1e-10, 0.5]))
     assert np.all(lo <= hi) and not np.isnan(lo).any() and not np.isnan(hi).any()
     assert np.all(h.lower(a) <= h.upper(a) + 1e-15)
-
-
-@st.composite
-def discrete_pair(draw):  # noqa: ANN001, ANN201
-    k = draw(st.integers(2, 4))
-    p = np.array(draw(st.lists(st.floats(0.05, 1.0), min_size=k, max_size=k)))
-    q = np.array(draw(st.lists(st.floats(0.05, 1.0), min_size=k, max_size=k)))
-    return p / p.sum(), q / q.sum()
 
 
 @given(pair=discrete_pair(), n=st.integers(2, 12))

@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from strategies import discrete_pair
 
 import fdp
 from fdp import pld
@@ -64,15 +65,7 @@ def test_grid_measures_bracket_true_profile(f: fdp.TradeOff, rel_h: float) -> No
         check_component(f, h, offset)
 
 
-@st.composite
-def discrete_pair(draw):  # noqa: ANN001, ANN201
-    k = draw(st.integers(2, 6))
-    p = np.array(draw(st.lists(st.floats(0.01, 1.0), min_size=k, max_size=k)))
-    q = np.array(draw(st.lists(st.floats(0.01, 1.0), min_size=k, max_size=k)))
-    return p / p.sum(), q / q.sum()
-
-
-@given(pair=discrete_pair(), h=st.floats(1e-3, 0.5), shift=st.floats(0.0, 1.0))
+@given(pair=discrete_pair(6, 0.01), h=st.floats(1e-3, 0.5), shift=st.floats(0.0, 1.0))
 @settings(max_examples=60, deadline=None)
 def test_grid_measures_bracket_discrete_pairs(pair: tuple, h: float, shift: float) -> None:  # type: ignore[type-arg]
     # isolated point masses off the grid: the hardest case for the optimistic side
@@ -150,7 +143,7 @@ def test_bad_grid_step() -> None:
         fdp.compose(fdp.Laplace(1.0), repeat=2, grid_step=0.0)
 
 
-@given(pair=discrete_pair(), n=st.integers(2, 30))
+@given(pair=discrete_pair(6, 0.01), n=st.integers(2, 30))
 @settings(max_examples=25, deadline=None)
 def test_coupled_mode_brackets_exact_products(pair: tuple, n: int) -> None:  # type: ignore[type-arg]
     # the fallback for atoms no grid can align: upper side from connect-the-dots plus a Hoeffding
