@@ -39,8 +39,10 @@ by composing: no per-step error accumulates beyond the per-curve ones.
    A curve whose point masses no step aligns is composed in **coupled mode**. Its upper side uses
    the connect-the-dots measure too, which is a Markov kernel whose mean error is at most
    c(h) ≈ h²/8. By Hoeffding's inequality, the coupled steps' losses exceed the truth by at most
-   s = n_A c(h) + h √(n_A ln(1/η)/2) except with probability η = 1e-14, so the upper curve is that
-   composition with losses shifted down by s and δ lowered by η. Conditioning on the coupled
+   s = n_A c(h) + h √(n_A ln(1/η)/2) except with probability η = 1e-14 plus the Q-mass that left
+   the coupled curves' grids; the upper curve is that composition with losses shifted down by s
+   and δ lowered by that probability. Coupled mode uses the connect-the-dots measure of each
+   curve's own upper curve (they differ for bracketed inputs). Conditioning on the coupled
    steps shows that the two modes mix within one composition.
 4. **FFT.** Q-measures of the discretized losses are convolved by FFT, a curve repeated n times as
    a pointwise n-th power in the Fourier domain, so the cost barely depends on n. The window of
@@ -394,7 +396,8 @@ class _Component:
 
     Grid point k (an integer) has loss o + k h; the arrays start at k0. ``w``/``q_inf``: the
     pessimistic measure (from ``lower``), ``wo``/``qo_inf``/``slack``: the optimistic one (from
-    ``upper``).
+    ``upper``), ``wc``/``qc_inf``: the connect-the-dots measure of ``upper`` (coupled mode), whose
+    kernel moves a loss by more than h only on the Q-mass ``trunc`` outside the grid.
     """
 
     def __init__(
@@ -408,7 +411,7 @@ class _Component:
         k1 = math.ceil((hi - offset) / h) + 1
         self.offset = offset
         self.count = count
-        self.coupled = False  # set by the planner: upper side from w plus a coupling shift
+        self.coupled = False  # set by the planner: upper side from wc plus a coupling shift
         edges = offset + np.arange(self.k0, k1 + 1) * h
         self.loss = edges
         sub = upper._loss_bins(_sub_edges(edges))
@@ -419,6 +422,8 @@ class _Component:
         )
         lb_lo = lb_up if lower is upper else lower._loss_bins(edges)
         self.w, self.q_inf = _ctd(lb_lo, edges)
+        self.wc, self.qc_inf = (self.w, self.q_inf) if lb_lo is lb_up else _ctd(lb_up, edges)
+        self.trunc = float(lb_up.q_below + lb_up.q_above)
         self.wo, self.qo_inf, self.slack = _optimistic(lb_up, ps, qs, edges)
         tot = self.w.sum()
         self.mean = float((self.w * edges).sum() / tot) if tot > 0 else 0.0
@@ -432,10 +437,11 @@ class _Component:
         total = float((dw * edges[fin]).sum()) + float(self.w[~fin].sum()) * MAX_OPT_LOSS
         self.drift_tail = max(-float((dw * np.exp(edges[0] - edges[fin])).sum()), 0.0)
         self.drift = total - self.drift_tail
-        # Chernoff bounds use ν = max(w, wo), which dominates both measures. Masses are summed in
-        # blocks of b ≤ 16 grid points placed at the block's top (t > 0) or bottom (t < 0): an
-        # upper bound on the MGF, off by at most e^{|t| (b−1) h}, which the window absorbs.
-        nu = np.maximum(self.w, self.wo)
+        # Chernoff bounds use ν = max(w, wc, wo), which dominates every measure used. Masses are
+        # summed in blocks of b ≤ 16 grid points placed at the block's top (t > 0) or bottom
+        # (t < 0): an upper bound on the MGF, off by at most e^{|t| (b−1) h}, which the window
+        # absorbs.
+        nu = np.maximum(np.maximum(self.w, self.wc), self.wo)
         b = max(1, min(16, nu.size // 40_000))
         pad = (-nu.size) % b
         wb = np.concatenate([nu, np.zeros(pad)]).reshape(-1, b).sum(axis=1)
@@ -625,7 +631,7 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     for side in ("lower", "upper"):
         spec = np.ones(N // 2 + 1, dtype=complex)
         for c in comps:
-            w = c.w if side == "lower" or c.coupled else c.wo
+            w = c.w if side == "lower" else (c.wc if c.coupled else c.wo)
             if w.size <= N:  # grid index k0 + j at position j (folded modulo N if longer)
                 buf = np.zeros(N)
                 buf[: w.size] = w
@@ -643,7 +649,7 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     )
     log_f = 0.0
     grow = 0.0
-    upper = [(c.w, c.q_inf) if c.coupled else (c.wo, c.qo_inf) for c in comps]
+    upper = [(c.wc, c.qc_inf) if c.coupled else (c.wo, c.qo_inf) for c in comps]
     for c, (w, qi) in zip(comps, upper, strict=True):
         f = float(w.sum())
         if f <= 0.0:
@@ -663,7 +669,8 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     out["shift"] = (
         n_a * _c_max(h) + h * math.sqrt(n_a * math.log(1.0 / ETA) / 2.0) if n_a else 0.0
     )
-    out["eta"] = ETA if n_a else 0.0
+    # the coupling fails with probability η, or where a coupled step's loss left its grid
+    out["eta"] = ETA + sum(c.count * c.trunc for c in comps if c.coupled) if n_a else 0.0
     return out
 
 

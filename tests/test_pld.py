@@ -155,12 +155,27 @@ def test_coupled_mode_brackets_exact_products(pair: tuple, n: int) -> None:  # t
     for c in comps:
         c.coupled = True
     res = pld._fft_compose(comps, h)
-    assert res["shift"] > 0 and res["eta"] == pld.ETA
+    assert res["shift"] > 0
+    assert res["eta"] == pytest.approx(pld.ETA + sum(c.count * c.trunc for c in comps), rel=1e-12)
     lower = pld._curve_from_atoms(res, "lower")
     upper = pld._curve_from_atoms(res, "upper")
     a = np.concatenate([np.linspace(0, 1, 801), np.logspace(-12, -1, 23)])
     assert np.all(lower(a) <= exact(a) + 1e-10)
     assert np.all(upper(a) >= exact(a) - 1e-10)
+
+
+def test_coupled_mode_on_bracketed_inputs_uses_their_upper_curve() -> None:
+    # regression: coupled mode must couple the input's own upper curve, not its lower one. A
+    # wide bracket G_0.6 ≤ f ≤ G_0.3 composed 3 times lies in [G_{0.6√3}, G_{0.3√3}] (DRS Cor 3.3)
+    g = fdp.Bracketed(fdp.Gaussian(0.6), fdp.Gaussian(0.3))
+    comps, h, _ = pld._plan([(g.lower, 3)], [(g.upper, 3)], 1e-3, None)
+    for c in comps:
+        c.coupled = True
+    res = pld._fft_compose(comps, h)
+    a = np.concatenate([np.linspace(0, 1, 801), np.logspace(-12, -1, 23)])
+    lower, upper = pld._curve_from_atoms(res, "lower"), pld._curve_from_atoms(res, "upper")
+    assert np.all(lower(a) <= fdp.Gaussian(0.6 * math.sqrt(3))(a) + 1e-10)
+    assert np.all(upper(a) >= fdp.Gaussian(0.3 * math.sqrt(3))(a) - 1e-10)
 
 
 def test_incommensurate_point_masses_are_aligned() -> None:
