@@ -385,9 +385,13 @@ def _align(h: float, atoms: list[tuple[np.ndarray, np.ndarray]], counts: list[in
             mis += k * _misfit(a, m, hc)[0]
     ok = mis <= np.maximum(mis.min() * 1.05, 0.1 * sum(counts) * hc**2 / 8)
     chosen = float(hc[ok].max())
-    one = np.array([chosen])
-    offsets = [float(_misfit(a, m, one)[1][0]) if a.size else 0.0 for a, m in comps]
-    return chosen, offsets
+    return chosen, _offsets(comps, chosen)
+
+
+def _offsets(atoms: list[tuple[np.ndarray, np.ndarray]], h: float) -> list[float]:
+    """Per-curve lattice offsets for step h: the least-misfit ones (0 for curves without atoms)."""
+    one = np.array([h])
+    return [float(_misfit(a, m, one)[1][0]) if a.size else 0.0 for a, m in atoms]
 
 
 # ------------------------------------------------------------------------------ components
@@ -467,6 +471,11 @@ def _chernoff(lm: np.ndarray, t: np.ndarray, a: float) -> float:
 
 
 # ------------------------------------------------------------------------------ planning
+def _coupling_shift(n_a: int, h: float) -> float:
+    """Hoeffding shift s = n_A c(h) + h √(n_A ln(1/η)/2) over n_A coupled steps (0 if none)."""
+    return n_a * _c_max(h) + h * math.sqrt(n_a * math.log(1.0 / ETA) / 2.0) if n_a else 0.0
+
+
 def _couple(comps: list[_Component], h: float, ratio: float, kappa: float) -> float:
     """Choose each curve's mode for the upper side and return the predicted ε-width.
 
@@ -486,7 +495,7 @@ def _couple(comps: list[_Component], h: float, ratio: float, kappa: float) -> fl
             n_a += c.count
         else:
             width += opt
-    return width + (h * math.sqrt(n_a * log_eta / 2.0) + n_a * cm if n_a else 0.0)
+    return width + _coupling_shift(n_a, h)
 
 
 def _plan(
@@ -522,15 +531,14 @@ def _plan(
                                                                       strict=True))
     h = grid_step if grid_step is not None else 0.95 * math.sqrt(target / (ratio * smooth / 8))
     h = min(max(h, h_floor), max(H_MAX, h_floor))
-    history: list[tuple[float, float]] = []  # (step, drift)
+    history: list[tuple[float, float]] = []  # (step, predicted width)
     good: tuple[list[_Component], float, float] | None = None  # coarsest plan meeting the target
     while True:
         if grid_step is None:
             hh, offsets = _align(h, atoms, counts)
         else:  # the user's step: only the offsets are chosen
             hh = grid_step
-            one = np.array([hh])
-            offsets = [float(_misfit(a, m, one)[1][0]) if a.size else 0.0 for a, m in atoms]
+            offsets = _offsets(atoms, hh)
         comps = [
             _Component(lo, up, k, hh, o)
             for (lo, k), (up, _), o in zip(lower_items, upper_items, offsets, strict=True)
@@ -539,7 +547,8 @@ def _plan(
         history.append((hh, pred))
         if grid_step is not None:
             break
-        # drift ∝ h^a with a ∈ [1, 2]: 2 for smooth parts, 1 for point masses off the grid
+        # width ∝ h^a with a ∈ [1, 2]: 2 for smooth parts, 1 for point masses off the grid and
+        # for coupled curves
         a = 2.0
         if len(history) >= 2:
             (h1, d1), (h2, d2) = history[-2], history[-1]
@@ -558,9 +567,8 @@ def _plan(
         if good is not None or hh <= h_floor or len(history) >= 6:
             break
         h = max(hh * min(0.9, max(0.1, 0.95 * (target / pred) ** (1.0 / a))), h_floor)
-    if good is not None:
+    if good is not None:  # its components carry the modes chosen for them
         comps, hh, pred = good
-        _couple(comps, hh, ratio, kappa)
     info = {
         "predicted_width": pred, "eps_ref": eps_ref, "refinements": len(history) - 1,
         "coupled": [c.coupled for c in comps],
@@ -666,9 +674,7 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
         out["q_inf_upper"] = math.exp(log_f) * math.expm1(grow)
     out["slack"] = sum(c.count * c.slack for c in comps if not c.coupled)
     n_a = sum(c.count for c in comps if c.coupled)
-    out["shift"] = (
-        n_a * _c_max(h) + h * math.sqrt(n_a * math.log(1.0 / ETA) / 2.0) if n_a else 0.0
-    )
+    out["shift"] = _coupling_shift(n_a, h)
     # the coupling fails with probability η, or where a coupled step's loss left its grid
     out["eta"] = ETA + sum(c.count * c.trunc for c in comps if c.coupled) if n_a else 0.0
     return out
