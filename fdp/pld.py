@@ -472,27 +472,36 @@ class _Component:
         total = float((dw * edges[fin]).sum()) + float(self.w[~fin].sum()) * MAX_OPT_LOSS
         self.drift_tail = max(-float((dw * np.exp(edges[0] - edges[fin])).sum()), 0.0)
         self.drift = total - self.drift_tail
-        # Chernoff bounds use ν = max(w, wc, wo), which dominates every measure used. Masses are
-        # summed in blocks of b ≤ 16 grid points placed at the block's top (t > 0) or bottom
-        # (t < 0): an upper bound on the MGF, off by at most e^{|t| (b−1) h}, which the window
-        # absorbs.
-        nu = np.maximum(np.maximum(self.w, self.wc), self.wo)
-        b = max(1, min(16, nu.size // 40_000))
-        pad = (-nu.size) % b
-        wb = np.concatenate([nu, np.zeros(pad)]).reshape(-1, b).sum(axis=1)
-        keep = wb > 0
-        start = (edges[0] + h * b * np.arange(wb.size))[keep]
-        self._logwb = np.log(wb[keep])
+        # Chernoff bounds use, per t, the largest of the MGFs of w, wc and wo, which bounds the
+        # MGF of whichever measure a side uses (and the product of these maxima bounds every
+        # composition of them). Not the MGF of max(w, wc, wo): that measure's mass exceeds 1 by
+        # the drift, which n-fold composition amplifies to e^{n·drift}. Masses are summed in
+        # blocks of b ≤ 16 grid points placed at the block's top (t > 0) or bottom (t < 0): an
+        # upper bound on the MGF, off by at most e^{|t| (b−1) h}, which the window absorbs.
+        b = max(1, min(16, self.w.size // 40_000))
+        start = edges[0] + h * b * np.arange(-(-self.w.size // b))
         self._blk = (start, start + h * (b - 1))
+        self._logwb = []
+        for nu in {id(x): x for x in (self.w, self.wc, self.wo)}.values():
+            pad = (-nu.size) % b
+            wb = np.concatenate([np.maximum(nu, 0.0), np.zeros(pad)]).reshape(-1, b).sum(axis=1)
+            with np.errstate(divide="ignore"):
+                self._logwb.append(np.log(wb))
 
     def log_mgf(self, t: np.ndarray) -> np.ndarray:
-        """Upper bounds on log ∫ e^{tℓ} dν(ℓ) over the finite grid losses, for t all > 0 or < 0."""
-        if self._logwb.size == 0:
-            return np.full(t.size, -np.inf)
+        """Upper bounds on log ∫ e^{tℓ} dν(ℓ) for each measure ν ∈ {w, wc, wo} over the finite
+        grid losses (the largest of the three), for t all > 0 or < 0."""
         loss = self._blk[1] if t[0] > 0 else self._blk[0]
-        x = self._logwb[None, :] + t[:, None] * loss[None, :]
-        m = x.max(axis=1)
-        return m + np.log(np.exp(x - m[:, None]).sum(axis=1))
+        out = np.full(t.size, -np.inf)
+        for lw in self._logwb:
+            x = lw[None, :] + t[:, None] * loss[None, :]
+            m = x.max(axis=1)
+            if not np.isfinite(m).any():
+                continue
+            with np.errstate(divide="ignore", invalid="ignore"):
+                val = m + np.log(np.exp(x - m[:, None]).sum(axis=1))
+            out = np.maximum(out, np.where(np.isfinite(m), val, -np.inf))
+        return out
 
 
 def _unbounded(c: TradeOff) -> bool:

@@ -217,3 +217,19 @@ def test_grid_cap_coarsens_and_stays_certified(monkeypatch: pytest.MonkeyPatch) 
     exact = fdp.Gaussian(math.sqrt(10.0))
     a = np.linspace(0, 1, 501)
     assert np.all(h.lower(a) <= exact(a) + 1e-10) and np.all(h.upper(a) >= exact(a) - 1e-10)
+
+
+def test_window_tail_bound_does_not_explode_with_count() -> None:
+    # The window's Chernoff bound once used the MGF of max(w, wc, wo), whose mass exceeds 1 by
+    # the drift; at 10⁷ steps that factor e^{n·drift} widened the window to the whole support
+    # and the grid coarsened until the engine crashed. The composition of L(0.1)^{10⁸}: privacy
+    # loss mean n(ε − 1 + e^{−ε}) and variance about n·ε² (Dong-Roth-Su 2022, Sec. 3), so
+    # ε(1e-6) lies within a few sd of the mean.
+    n, e = 10**8, 0.1
+    h = fdp.compose(fdp.Laplace(e), repeat=n)
+    lo, hi = h.epsilon_bracket(1e-6)
+    mean = n * (e - 1 + math.exp(-e))
+    sd = math.sqrt(n) * e
+    assert mean + 3 * sd < lo <= hi < mean + 6 * sd
+    assert hi - lo <= 1e-3 * hi
+    assert h.info["grid_points"] <= pld.MAX_GRID
