@@ -1,13 +1,24 @@
 """The mechanism catalogue: classical mechanisms and local-DP frequency oracles as exact curves.
 
-Each function documents its neighbouring relation and sensitivity convention and returns an exact
-trade-off curve (or an object carrying one), so every operation of fdp applies.
+**One kind of thing per mechanism: a trade-off curve.** Every mechanism here returns a
+:class:`~fdp.tradeoff.TradeOff`, so every operation of fdp (composition, group privacy,
+subsampling, δ(ε), plots) applies to it directly. Where a mechanism has parameters worth reading
+back (its ε-DP guarantee, the probabilities of an oracle), the curve carries them as attributes:
+it is a :class:`MechanismCurve` (or its subclass :class:`FrequencyOracle`). Each function
+documents its neighbouring relation and sensitivity convention.
 
-- :func:`laplace`, :func:`vector_laplace`, :func:`gaussian`, :func:`gaussian_calibration`,
-  :func:`randomized_response`, :func:`catastrophe`, :func:`exponential`, :func:`subsampled_eps`.
-- Local-DP frequency oracles (Wang, Blocki, Li & Jha, USENIX Security 2017): :func:`grr`,
-  :func:`sue`, :func:`oue`, :func:`blh`, :func:`olh`. Each returns a :class:`FrequencyOracle` whose
-  ``tradeoff`` is the exact curve of one user's report between two different inputs v₁ ≠ v₂.
+- :func:`laplace` (:class:`~fdp.families.Laplace`), :func:`gaussian`
+  (:class:`~fdp.families.Gaussian`), :func:`vector_laplace` (a certified bracket),
+  :func:`catastrophe` (L_μ ⊗ f_{0,δ}).
+- :func:`randomized_response`, :func:`exponential` and :func:`subsampled_eps` return a
+  :class:`MechanismCurve` whose ``eps`` is the mechanism's ε-DP guarantee.
+- Local-DP frequency oracles (Wang, Blocki, Li & Jha, USENIX Security 2017; theory §11):
+  :func:`grr`, :func:`sue`, :func:`oue`, :func:`blh`, :func:`olh`. Each returns a
+  :class:`FrequencyOracle`: the exact curve of one user's report between two different inputs
+  v₁ ≠ v₂, with the oracle's ``p``, ``q``, ``eps`` and :meth:`FrequencyOracle.variance`.
+
+:func:`gaussian_calibration` is not a mechanism: it compares two noise levels σ and returns
+numbers.
 
 Examples
 --------
@@ -15,15 +26,22 @@ Examples
 >>> laplace(sensitivity=100, scale=50)
 Laplace(mu=2)
 >>> o = oue(2.0)
->>> round(float(o.tradeoff.epsilon(0.0)), 12)
-2.0
+>>> o
+OUE(eps=2)
+>>> round(float(o.epsilon(0.0)), 12), o.eps
+(2.0, 2.0)
+>>> round(exponential([1.0, 2.0, 3.0], [2.0, 2.0, 2.0], eps=1.0).eps, 6)
+1.0
+>>> c = subsampled_eps(2.0, 0.1)   # the exact C_p(f_{2,0}); .eps is ln(1 + p(e^ε − 1))
+>>> round(c.eps, 4), round(float(c.epsilon(0.0)), 4)
+(0.494, 0.494)
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import Any
+import warnings
+from typing import Any, TypeVar
 
 import numpy as np
 from scipy import special
@@ -44,6 +62,7 @@ __all__ = [
     "catastrophe",
     "exponential",
     "subsampled_eps",
+    "MechanismCurve",
     "FrequencyOracle",
     "grr",
     "sue",
@@ -52,11 +71,107 @@ __all__ = [
     "olh",
 ]
 
+_M = TypeVar("_M", bound="MechanismCurve")
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6g}"
+
+
+class MechanismCurve(PiecewiseLinear):
+    """The exact trade-off curve of a mechanism, carrying the mechanism's parameters.
+
+    A :class:`~fdp.tradeoff.PiecewiseLinear` curve (exact; every operation of fdp applies), with
+
+    Attributes
+    ----------
+    name : str
+        The mechanism's short name (``"GRR"``, ``"exponential"``, …).
+    eps : float
+        The ε-DP guarantee of the mechanism: the supremum of its privacy loss over all
+        neighbouring pairs its function documents. For the curve of the worst pair it is tight
+        (``eps == epsilon(0)``); :func:`exponential` describes one pair, whose loss can be
+        smaller.
+    params : dict[str, float]
+        The parameters the mechanism was built with.
+
+    Results of operations on it (``f @ g``, ``f.group(k)``, …) are ordinary curves.
+    """
+
+    name: str
+    eps: float
+    params: dict[str, float]
+
+    @classmethod
+    def _of(
+        cls: type[_M], curve: PiecewiseLinear, name: str, eps: float, params: dict[str, float]
+    ) -> _M:
+        """The exact curve ``curve`` as a mechanism curve (same breakpoints, masses and state)."""
+        out = cls.__new__(cls)
+        out.__dict__.update(vars(curve))
+        out.name = name
+        out.eps = float(eps)
+        out.params = {k: float(v) for k, v in params.items()}
+        out._name = f"{name}({', '.join(f'{k}={_fmt(v)}' for k, v in out.params.items())})"
+        return out
+
+    def _label(self) -> str:
+        greek = {"eps": "ε", "delta": "δ"}
+        inner = ", ".join(f"{greek.get(k, k)}={v:.3g}" for k, v in self.params.items())
+        return f"{self.name} ({inner})"
+
+
+class FrequencyOracle(MechanismCurve):
+    """A local-DP frequency oracle (Wang, Blocki, Li & Jha 2017; theory §11) as its exact curve.
+
+    The curve is T(P_{v₁}, P_{v₂}): one user's report under two different inputs v₁ ≠ v₂ (the
+    local-DP neighbouring relation). It is tight: ``epsilon(0) == eps``.
+
+    Attributes
+    ----------
+    name : str
+        ``"GRR"``, ``"SUE"``, ``"OUE"``, ``"BLH"`` or ``"OLH"``.
+    eps : float
+        The ε-LDP the oracle satisfies.
+    p, q : float
+        The probabilities that a report supports the true value / a given other value.
+    """
+
+    p: float
+    q: float
+
+    def variance(self, n: int) -> float:
+        """Approximate variance of the count estimator c̃ = (c − nq)/(p − q) over n users:
+        Var ≈ n q(1 − q)/(p − q)² (WBLJ 2017, dropping the term in the true count)."""
+        n = check_int("n", n, low=1)
+        return n * self.q * (1 - self.q) / (self.p - self.q) ** 2
+
+    @property
+    def tradeoff(self) -> FrequencyOracle:
+        """The oracle's curve, which is the oracle itself (deprecated: use the oracle directly).
+
+        In fdp 0.1 the oracles were plain records with the curve in ``.tradeoff``."""
+        warnings.warn(
+            "FrequencyOracle.tradeoff is deprecated: the oracle is its trade-off curve",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self
+
+
+def _oracle(
+    name: str, eps: float, p: float, q: float, P: Any, Q: Any, **params: float
+) -> FrequencyOracle:
+    out = FrequencyOracle._of(from_distributions(P, Q), name, eps, {"eps": eps, **params})
+    out.p, out.q = float(p), float(q)
+    return out
+
 
 def laplace(sensitivity: float, scale: float) -> Laplace:
     """Laplace mechanism: add Lap(0, b) noise to a scalar query of sensitivity Δ (|f(S) − f(S')|
-    ≤ Δ for neighbours S, S'): exactly L_{Δ/b}-DP (DRS Sec 2.3). For vector queries use
-    :func:`vector_laplace` (the L1 sensitivity Δ = Σ|shift_i| gives only the looser L_{Δ/b})."""
+    ≤ Δ for neighbours S, S'): exactly L_{Δ/b}-DP (DRS Sec 2.3, theory §2). For vector queries
+    use :func:`vector_laplace` (the L1 sensitivity Δ = Σ|shift_i| gives only the looser
+    L_{Δ/b})."""
     d = check_scalar("sensitivity", sensitivity, low=0.0)
     b = check_scalar("scale", scale, low=0.0, low_open=True)
     return Laplace(d / b)
@@ -64,8 +179,8 @@ def laplace(sensitivity: float, scale: float) -> Laplace:
 
 def vector_laplace(shifts: Any, scale: float) -> TradeOff:
     """Laplace noise on each coordinate of a vector query whose neighbours differ by ``shifts``:
-    the exact curve L_{|s_1|/b} ⊗ … ⊗ L_{|s_d|/b} (certified numeric composition). It dominates
-    L_{‖s‖₁/b}, the bound from L1 sensitivity."""
+    the exact curve L_{|s_1|/b} ⊗ … ⊗ L_{|s_d|/b} (DRS Thm 3.2; certified numeric composition,
+    theory §12). It dominates L_{‖s‖₁/b}, the bound from L1 sensitivity."""
     s = np.atleast_1d(as_array("shifts", shifts))
     b = check_scalar("scale", scale, low=0.0, low_open=True)
     return compose(*(Laplace(abs(float(x)) / b) for x in s))
@@ -83,6 +198,7 @@ def gaussian_calibration(eps: float, delta: float, sensitivity: float = 1.0) -> 
     """The classical σ = Δ√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1; valid only for ε < 1)
     next to the exact σ = Δ/μ(ε, δ) (:func:`fdp.gdp.sigma`, Balle & Wang 2018) and their ratio.
 
+    Not a mechanism: it returns numbers, ``{"classical", "exact", "ratio", "classical_valid"}``.
     The classical σ is always larger; for ε ≥ 1 it is reported with ``classical_valid`` False
     (the theorem does not cover it).
     """
@@ -99,42 +215,35 @@ def gaussian_calibration(eps: float, delta: float, sensitivity: float = 1.0) -> 
     }
 
 
-def randomized_response(eps: float, k: int = 2) -> PiecewiseLinear:
+def randomized_response(eps: float, k: int = 2) -> MechanismCurve:
     """k-ary (generalized) randomized response: report the true value with probability
-    e^ε/(e^ε + k − 1), each other value with 1/(e^ε + k − 1). Exact curve between two different
-    inputs; for k = 2 it is f_{ε,0}."""
+    e^ε/(e^ε + k − 1), each other value with 1/(e^ε + k − 1) (Warner 1965; WBLJ 2017).
+
+    Returns the exact curve between two different inputs, with ``eps`` = ε (tight); for k = 2 it
+    is f_{ε,0} (DRS Sec 2.3). It is the curve of :func:`grr` with d = k.
+
+    Examples
+    --------
+    >>> f = randomized_response(1.0, k=4)
+    >>> f, round(float(f(0.1)), 6)
+    (RR(eps=1, k=4), 0.728172)
+    """
     e = check_scalar("eps", eps, low=0.0)
     k = check_int("k", k, low=2)
-    return grr(e, k).tradeoff
-
-
-@dataclass(frozen=True)
-class FrequencyOracle:
-    """A local-DP frequency oracle (Wang, Blocki, Li & Jha 2017).
-
-    ``p``/``q``: the probabilities that a report supports the true value / a given other value;
-    ``tradeoff``: the exact curve of one report between two different inputs; ``eps``: the ε-LDP
-    it satisfies (tight: ``tradeoff.epsilon(0) == eps``).
-    """
-
-    name: str
-    eps: float
-    p: float
-    q: float
-    tradeoff: TradeOff = field(repr=False)
-
-    def variance(self, n: int) -> float:
-        """Approximate variance of the count estimator c̃ = (c − nq)/(p − q): n q(1−q)/(p−q)²
-        (the paper's approximation, dropping the true-count term)."""
-        n = check_int("n", n, low=1)
-        return n * self.q * (1 - self.q) / (self.p - self.q) ** 2
+    return MechanismCurve._of(grr(e, k), "RR", e, {"eps": e, "k": k})
 
 
 def grr(eps: float, d: int) -> FrequencyOracle:
-    """Generalized randomized response (direct encoding) over d values.
+    """Generalized randomized response (direct encoding) over d values (WBLJ 2017).
 
     p = e^ε/(e^ε + d − 1), q = 1/(e^ε + d − 1); inputs v₁ ≠ v₂ give outputs with P = p at v₁,
-    q elsewhere, Q = p at v₂, q elsewhere.
+    q elsewhere, Q = p at v₂, q elsewhere. Variance ≈ n (e^ε + d − 2)/(e^ε − 1)².
+
+    Examples
+    --------
+    >>> o = grr(1.0, 5)
+    >>> o, round(o.p, 6), round(float(o(o.q)), 6) == round(1 - o.p, 6)
+    (GRR(eps=1, d=5), 0.40461, True)
     """
     e = check_scalar("eps", eps, low=0.0)
     d = check_int("d", d, low=2)
@@ -145,35 +254,37 @@ def grr(eps: float, d: int) -> FrequencyOracle:
     # into one outcome (loss 0), which leaves the curve unchanged and the size O(1) in d
     P = np.array([p, q, (d - 2) * q])
     Q = np.array([q, p, (d - 2) * q])
-    return FrequencyOracle("GRR", e, p, q, from_distributions(P, Q))
+    return _oracle("GRR", e, p, q, P, Q, d=d)
 
 
-def _two_bits(a1: float, b1: float, a2: float, b2: float) -> PiecewiseLinear:
-    """Exact curve of observing two independent bits: bit 1 ~ Bern(a1) vs Bern(b1), bit 2 ~
-    Bern(a2) vs Bern(b2) (the product of two binary tests)."""
+def _two_bits(a1: float, b1: float, a2: float, b2: float) -> tuple[np.ndarray, np.ndarray]:
+    """The laws of two independent bits: bit 1 ~ Bern(a1) vs Bern(b1), bit 2 ~ Bern(a2) vs
+    Bern(b2) (their curve is the product of two binary tests)."""
     P = np.outer([a1, 1 - a1], [a2, 1 - a2]).ravel()
     Q = np.outer([b1, 1 - b1], [b2, 1 - b2]).ravel()
-    return from_distributions(P, Q)
+    return P, Q
 
 
 def sue(eps: float) -> FrequencyOracle:
-    """Symmetric unary encoding (basic RAPPOR): each bit kept with p = e^{ε/2}/(e^{ε/2} + 1),
-    q = 1 − p. Inputs v₁ ≠ v₂ differ in two bits: the curve is f_{ε/2,0} ⊗ f_{ε/2,0}."""
+    """Symmetric unary encoding (basic RAPPOR; WBLJ 2017): each bit kept with
+    p = e^{ε/2}/(e^{ε/2} + 1), q = 1 − p. Inputs v₁ ≠ v₂ differ in two bits: the curve is
+    f_{ε/2,0} ⊗ f_{ε/2,0}."""
     e = check_scalar("eps", eps, low=0.0)
     p = 1.0 / (1.0 + math.exp(-e / 2))
     q = 1.0 - p
-    return FrequencyOracle("SUE", e, p, q, _two_bits(p, q, q, p))
+    return _oracle("SUE", e, p, q, *_two_bits(p, q, q, p))
 
 
 def oue(eps: float) -> FrequencyOracle:
-    """Optimized unary encoding: the true value's bit is 1 with p = 1/2, others with
-    q = 1/(e^ε + 1). Two differing bits, each test asymmetric; their product is symmetric."""
+    """Optimized unary encoding (WBLJ 2017): the true value's bit is 1 with p = 1/2,
+    others with q = 1/(e^ε + 1). Two differing bits, each test asymmetric; their product is
+    symmetric. Variance ≈ n 4e^ε/(e^ε − 1)²."""
     e = check_scalar("eps", eps, low=0.0)
     p, q = 0.5, float(special.expit(-e))  # 1/(e^ε + 1) without overflow
-    return FrequencyOracle("OUE", e, p, q, _two_bits(p, q, q, p))
+    return _oracle("OUE", e, p, q, *_two_bits(p, q, q, p))
 
 
-def _local_hashing(name: str, e: float, g: int) -> FrequencyOracle:
+def _local_hashing(name: str, e: float, g: int, params: dict[str, float]) -> FrequencyOracle:
     pp = 1.0 / (1.0 + (g - 1) * math.exp(-e))  # e^ε/(e^ε + g − 1) without overflow
     qq = math.exp(-e) * pp
     # the hash H is revealed: with probability 1/g, H(v₁) = H(v₂) and both inputs give the same
@@ -182,27 +293,28 @@ def _local_hashing(name: str, e: float, g: int) -> FrequencyOracle:
     c = 1.0 / g
     P = np.array([c, (1 - c) * pp, (1 - c) * qq, (1 - c) * (g - 2) * qq])
     Q = np.array([c, (1 - c) * qq, (1 - c) * pp, (1 - c) * (g - 2) * qq])
-    return FrequencyOracle(name, e, pp, 1.0 / g, from_distributions(P, Q))
+    return _oracle(name, e, pp, 1.0 / g, P, Q, **params)
 
 
 def blh(eps: float) -> FrequencyOracle:
-    """Binary local hashing (g = 2), assuming a hash family with Pr[H(v₁) = H(v₂)] = 1/g.
-    p = e^ε/(e^ε + 1), q = 1/2."""
-    return _local_hashing("BLH", check_scalar("eps", eps, low=0.0), 2)
+    """Binary local hashing (g = 2; WBLJ 2017), assuming a hash family with
+    Pr[H(v₁) = H(v₂)] = 1/g. p = e^ε/(e^ε + 1), q = 1/2."""
+    return _local_hashing("BLH", check_scalar("eps", eps, low=0.0), 2, {})
 
 
 def olh(eps: float) -> FrequencyOracle:
-    """Optimized local hashing, g = round(e^ε + 1) (at least 2), assuming Pr[H(v₁) = H(v₂)] =
-    1/g. p = e^ε/(e^ε + g − 1), q = 1/g; variance ≈ n 4e^ε/(e^ε − 1)²."""
+    """Optimized local hashing (WBLJ 2017), g = round(e^ε + 1) (at least 2), assuming
+    Pr[H(v₁) = H(v₂)] = 1/g. p = e^ε/(e^ε + g − 1), q = 1/g; variance ≈ n 4e^ε/(e^ε − 1)²."""
     e = check_scalar("eps", eps, low=0.0, high=30.0)
-    return _local_hashing("OLH", e, max(2, int(round(math.exp(e) + 1))))
+    g = max(2, int(round(math.exp(e) + 1)))
+    return _local_hashing("OLH", e, g, {"g": g})
 
 
 def catastrophe(sensitivity: float, scale: float, delta: float) -> DeltaMix:
     """The "catastrophe mechanism": with probability δ release the true value, otherwise add
     Lap(0, b) noise. A release of the exact value identifies the dataset, so the curve is
-    L_{Δ/b} ⊗ f_{0,δ}: (1 − δ) L_{Δ/b}(α/(1 − δ)), exact. It is (Δ/b, δ)-DP (δ(ε) = δ for
-    ε ≥ Δ/b) but not ε-DP for any finite ε (δ(ε) ≥ δ for every ε)."""
+    L_{Δ/b} ⊗ f_{0,δ}: (1 − δ) L_{Δ/b}(α/(1 − δ)), exact (theory §4). It is (Δ/b, δ)-DP
+    (δ(ε) = δ for ε ≥ Δ/b) but not ε-DP for any finite ε (δ(ε) ≥ δ for every ε)."""
     mu = check_scalar("sensitivity", sensitivity, low=0.0) / check_scalar(
         "scale", scale, low=0.0, low_open=True
     )
@@ -212,10 +324,20 @@ def catastrophe(sensitivity: float, scale: float, delta: float) -> DeltaMix:
 
 def exponential(
     utilities_D: Any, utilities_D_prime: Any, eps: float, sensitivity: float = 1.0
-) -> tuple[PiecewiseLinear, float]:
+) -> MechanismCurve:
     """The exponential mechanism (McSherry & Talwar 2007) between two neighbouring datasets with
-    utility vectors u and u': outputs i with probability ∝ exp(ε u_i / (2Δ)). Returns the exact
-    curve T(P_u, P_u') and the ε-DP bound ε (which holds whenever ‖u − u'‖_∞ ≤ Δ)."""
+    utility vectors u and u': outputs i with probability ∝ exp(ε u_i / (2Δ)).
+
+    Returns the exact curve T(P_u, P_u') of this pair. Its ``eps`` is the mechanism's ε-DP
+    guarantee ε, which holds for every pair with ‖u − u'‖_∞ ≤ Δ (McSherry & Talwar 2007);
+    this pair's own loss can be smaller (``epsilon(0) ≤ eps``).
+
+    Examples
+    --------
+    >>> f = exponential([1.0, 2.0, 3.0], [2.0, 2.0, 2.0], eps=1.0)
+    >>> f.eps, bool(f.dominates(EpsDelta(f.eps)))
+    (1.0, True)
+    """
     u = np.atleast_1d(as_array("utilities_D", utilities_D))
     v = np.atleast_1d(as_array("utilities_D_prime", utilities_D_prime))
     if u.shape != v.shape or u.ndim != 1:
@@ -229,12 +351,29 @@ def exponential(
     a, b = e * u / (2 * s), e * v / (2 * s)
     P = np.exp(a - a.max())
     Q = np.exp(b - b.max())
-    return from_distributions(P / P.sum(), Q / Q.sum()), e
+    curve = from_distributions(P / P.sum(), Q / Q.sum())
+    return MechanismCurve._of(curve, "exponential", e, {"eps": e, "sensitivity": s})
 
 
-def subsampled_eps(eps: float, p: float) -> tuple[float, TradeOff]:
-    """The (ε, 0) amplification formula ε' = ln(1 + p(e^ε − 1)) next to the exact C_p(f_{ε,0})
-    (DRS Thm 4.2): the exact curve dominates f_{ε',0} and is strictly above it in places."""
+def subsampled_eps(eps: float, p: float) -> MechanismCurve:
+    """An ε-DP mechanism run on a subsample (m of n records without replacement, p = m/n,
+    replace-one neighbours): the exact curve C_p(f_{ε,0}) (DRS Thm 4.2, theory §7).
+
+    Its ``eps`` is the amplified ε' = ln(1 + p(e^ε − 1)), the classical amplification formula
+    (Balle, Barthe & Gaboardi 2018), which is tight at δ = 0 (``epsilon(0) == eps``). The
+    exact curve dominates f_{ε',0} and is strictly above it in places: at δ > 0 it gives a
+    smaller ε than the formula.
+
+    Examples
+    --------
+    >>> c = subsampled_eps(2.0, 0.1)
+    >>> round(c.eps, 4), bool(c.dominates(EpsDelta(c.eps)))
+    (0.494, True)
+    """
     e = check_scalar("eps", eps, low=0.0)
     r = check_scalar("p", p, low=0.0, high=1.0)
-    return math.log1p(r * math.expm1(e)), EpsDelta(e).subsample(r)
+    curve = EpsDelta(e).subsample(r)
+    if not isinstance(curve, PiecewiseLinear):  # pragma: no cover - subsample of a PL is PL
+        raise TypeError(f"C_p(f_(ε,0)) should be piecewise linear, got {curve!r}")
+    amplified = math.log1p(r * math.expm1(e))
+    return MechanismCurve._of(curve, "subsampled ε-DP", amplified, {"eps": e, "p": r})

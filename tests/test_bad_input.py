@@ -369,7 +369,7 @@ def test_extreme_but_valid_python_inputs() -> None:
     assert gdp.epsilon(1e308, 1e-5) == math.inf  # was a brentq failure
     assert gdp.delta(1.0, 1e308) == 0.0  # was "math domain error"
     o = M.grr(1.0, 10**9)  # used to allocate 10^9 outcomes
-    assert float(o.tradeoff.epsilon(0.0)) == pytest.approx(1.0, abs=1e-9)
+    assert float(o.epsilon(0.0)) == pytest.approx(1.0, abs=1e-9)
     assert M.oue(800.0).q == 0.0 and M.blh(800.0).p == 1.0  # no exp overflow
     r = rdp.subsampled_gaussian(1e8, 0.5)  # tiny negative ρ from rounding broke to_epsilon
     assert np.all(r >= 0) and rdp.to_epsilon(100 * r, rdp.DEFAULT_ORDERS, 1e-5) >= 0
