@@ -1,9 +1,17 @@
 """An Opacus accountant backed by fdp: ``PrivacyEngine(accountant="fdp")``.
 
 Importing this module registers :class:`FDPAccountant` under the name ``"fdp"`` with Opacus'
-accountant registry when Opacus is importable (``opacus.accountants.registry`` or, in older
-versions, the ``create_accountant`` factory). Opacus is optional: without it the class is built
-on a local stand-in of Opacus' ``IAccountant`` interface, so it can be used and tested anywhere.
+accountant registry when Opacus is importable (``opacus.accountants.registry`` in Opacus ≥ 1.6;
+before it, the ``create_accountant`` factory is wrapped). Then ``PrivacyEngine(accountant="fdp")``,
+``make_private_with_epsilon`` (whose noise search calls :meth:`FDPAccountant.get_epsilon`) and
+``save_checkpoint`` / ``load_checkpoint`` use it; the tests run a real ``PrivacyEngine`` on a toy
+model with Opacus 1.6 and compare with Opacus' own RDP and PRV accountants. Opacus is optional
+(``pip install "fdp[opacus]"``): without it the class is built on a local stand-in of Opacus'
+``IAccountant`` interface, so it can be used and tested anywhere.
+
+>>> import fdp.integrations.opacus                      # doctest: +SKIP
+>>> from opacus import PrivacyEngine                    # doctest: +SKIP
+>>> engine = PrivacyEngine(accountant="fdp")            # doctest: +SKIP
 
 The interface is Opacus' (``opacus.accountants.accountant.IAccountant``): ``step(*,
 noise_multiplier, sample_rate)`` after every optimizer step, ``get_epsilon(delta)``, ``__len__``,
@@ -73,16 +81,16 @@ class _IAccountantStandIn(abc.ABC):
         if destination is None:
             destination = OrderedDict()
         destination["history"] = deepcopy(self.history)
-        destination["mechanism"] = self.__class__.mechanism
+        destination["mechanism"] = self.mechanism()
         return destination
 
     def load_state_dict(self, state_dict: Any) -> None:
         if not state_dict or "history" not in state_dict or "mechanism" not in state_dict:
             raise ValueError("state dict must hold 'history' and 'mechanism'")
-        if state_dict["mechanism"] != self.__class__.mechanism:
+        if state_dict["mechanism"] != self.mechanism():
             raise ValueError(
                 f"state_dict of {state_dict['mechanism']} cannot be loaded into an accountant "
-                f"with mechanism {self.__class__.mechanism}"
+                f"with mechanism {self.mechanism()}"
             )
         self.history = state_dict["history"]
 
@@ -185,6 +193,10 @@ def _extends(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
 def register() -> bool:
     """Register :class:`FDPAccountant` with Opacus under ``"fdp"``; False if Opacus is absent.
 
+    Opacus ≥ 1.6 has a registry (``opacus.accountants.registry.register_accountant``); for older
+    versions the ``create_accountant`` factory is wrapped where ``PrivacyEngine`` and
+    ``get_noise_multiplier`` look it up. Importing this module calls it.
+
     Examples
     --------
     >>> isinstance(register(), bool)
@@ -194,20 +206,37 @@ def register() -> bool:
         return False
     try:
         from opacus.accountants.registry import register_accountant
-    except ImportError:  # pragma: no cover - older Opacus: patch its factory
-        import opacus.accountants as oa
-
-        original = oa.create_accountant
-
-        def create_accountant(mechanism: str) -> Any:
-            if mechanism == FDPAccountant.mechanism():
-                return FDPAccountant()
-            return original(mechanism)
-
-        oa.create_accountant = create_accountant
+    except ImportError:  # pragma: no cover - Opacus < 1.6 (CI tests 1.6)
+        _wrap_factories()
         return True
-    register_accountant(FDPAccountant.mechanism(), FDPAccountant)
+    try:  # force: re-importing this module (importlib.reload) registers the new class again
+        register_accountant(FDPAccountant.mechanism(), FDPAccountant, force=True)
+    except TypeError:  # pragma: no cover - a registry without the force flag
+        register_accountant(FDPAccountant.mechanism(), FDPAccountant)
     return True
+
+
+def _wrap_factories() -> None:  # pragma: no cover - Opacus < 1.6
+    """Make ``create_accountant("fdp")`` return an :class:`FDPAccountant` in every module of an
+    Opacus without a registry that imported the factory by name."""
+    import importlib
+
+    for name in ("opacus.accountants", "opacus.accountants.utils", "opacus.privacy_engine"):
+        try:
+            mod = importlib.import_module(name)
+        except ImportError:
+            continue
+        original = getattr(mod, "create_accountant", None)
+        if original is None or getattr(original, "_fdp_wrapped", False):
+            continue
+
+        def create_accountant(mechanism: str, _original: Any = original) -> Any:
+            if mechanism == "fdp":
+                return FDPAccountant()  # the module's current class, also after a reload
+            return _original(mechanism)
+
+        create_accountant._fdp_wrapped = True  # type: ignore[attr-defined]
+        mod.create_accountant = create_accountant  # type: ignore[attr-defined]
 
 
 register()
