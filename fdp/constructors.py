@@ -1,16 +1,36 @@
-"""General constructors of trade-off curves: from distributions, privacy profiles and points."""
+"""General constructors of trade-off curves: from distributions, privacy profiles and points.
+
+Each result is named after what it was built from (``T(P, Q) on 3 outcomes``, ``implied by 2
+(ε, δ) pairs``, ``interpolation of 5 points``): that name is its ``repr`` and its default plot
+label (:func:`fdp.plot.label`).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from ._checks import as_array, check_prob_vector
 from ._numerics import line_envelope
-from .tradeoff import PiecewiseLinear
+from .tradeoff import Kind, PiecewiseLinear
 
 __all__ = ["from_distributions", "from_eps_delta", "from_points"]
+
+_PL = TypeVar("_PL", bound=PiecewiseLinear)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _named(f: _PL, name: str) -> _PL:
+    """Give a freshly built curve its name (its ``repr`` and default plot label); returns f.
+
+    Only for curves just created by the caller: the name is set in place.
+    """
+    f._name = name
+    return f
 
 
 def from_distributions(p: Any, q: Any) -> PiecewiseLinear:
@@ -24,17 +44,25 @@ def from_distributions(p: Any, q: Any) -> PiecewiseLinear:
     ----------
     p, q : probability vectors of the same length (each summing to 1 within 1e-9).
 
+    Returns
+    -------
+    PiecewiseLinear
+        The exact curve, named ``T(P, Q) on n outcomes``.
+
     Examples
     --------
     >>> f = from_distributions([0.75, 0.25], [0.25, 0.75])  # randomized response, ε = ln 3
     >>> float(f(0.1)), round(float(f.epsilon(0.0)), 12) == round(float(np.log(3.0)), 12)
     (0.7, True)
+    >>> f
+    T(P, Q) on 2 outcomes
     """
     p = check_prob_vector("p", p)
     q = check_prob_vector("q", q)
     if p.shape != q.shape:
         raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
-    return PiecewiseLinear.from_masses(p / p.sum(), q / q.sum())
+    name = f"T(P, Q) on {_plural(p.size, 'outcome')}"
+    return PiecewiseLinear.from_masses(p / p.sum(), q / q.sum(), name=name)
 
 
 def from_eps_delta(eps: Any, delta: Any) -> PiecewiseLinear:
@@ -47,11 +75,18 @@ def from_eps_delta(eps: Any, delta: Any) -> PiecewiseLinear:
     ----------
     eps : array of ε_i ≥ 0; delta : array of δ_i ∈ [0, 1], the same shape.
 
+    Returns
+    -------
+    PiecewiseLinear
+        The exact curve, named ``implied by n (ε, δ) pairs``.
+
     Examples
     --------
     >>> f = from_eps_delta([1.0], [0.01])
     >>> round(float(f(0.1)), 6)
     0.718172
+    >>> f
+    implied by 1 (ε, δ) pair
     """
     e = np.atleast_1d(as_array("eps", eps, low=0.0))
     d = np.atleast_1d(as_array("delta", delta, low=0.0, high=1.0))
@@ -66,7 +101,8 @@ def from_eps_delta(eps: Any, delta: Any) -> PiecewiseLinear:
     slopes = np.concatenate([-big, -small])
     inter = np.concatenate([1.0 - d, small * (1.0 - d)])
     x, y = line_envelope(slopes, inter)
-    return PiecewiseLinear(x, np.minimum(y, 1.0 - x))
+    name = f"implied by {_plural(e.size, '(ε, δ) pair')}"
+    return PiecewiseLinear(x, np.minimum(y, 1.0 - x), name=name)
 
 
 def from_points(alpha: Any, beta: Any, *, exact: bool = False) -> PiecewiseLinear:
@@ -79,18 +115,27 @@ def from_points(alpha: Any, beta: Any, *, exact: bool = False) -> PiecewiseLinea
 
     Points with β > 1 − α are an error.
 
+    Returns
+    -------
+    PiecewiseLinear
+        Named ``interpolation of n points`` (kind ``"approximation"``) or ``piecewise linear
+        through n points`` (``exact=True``, kind ``"exact"``).
+
     Examples
     --------
     >>> f = from_points([0.0, 0.5], [0.8, 0.1], exact=True)
     >>> round(float(f(0.25)), 6)
     0.45
+    >>> f, from_points([0.1, 0.3, 0.6], [0.6, 0.3, 0.1])
+    (piecewise linear through 2 points, interpolation of 3 points)
     """
-    kind = "exact" if exact else "approximation"
+    kind: Kind = "exact" if exact else "approximation"
     a = np.atleast_1d(as_array("alpha", alpha, low=0.0, high=1.0)).ravel()
     b = np.atleast_1d(as_array("beta", beta, low=0.0, high=1.0)).ravel()
     if a.size == 0 or b.size == 0:
         raise ValueError("alpha and beta must contain at least one point, got none")
-    f = PiecewiseLinear.from_points(a, b, kind=kind)
+    what = "piecewise linear through" if exact else "interpolation of"
+    f = PiecewiseLinear.from_points(a, b, kind=kind, name=f"{what} {_plural(a.size, 'point')}")
     if exact:
         # every given point must be a point of the curve: a point above the convex envelope
         # (not convex) or off it would be dropped, and the result would not be what was asked

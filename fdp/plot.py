@@ -6,7 +6,8 @@ the conservative curve as the line; approximations are dashed; piecewise-linear 
 from their exact breakpoints. :func:`style` is a context manager with a paper style (colour-blind
 safe Okabe–Ito cycle, single-column size, vector-friendly); nothing changes global rcParams.
 Every curve gets a readable legend label by default (:func:`label`: ``$G_{1}$``,
-``$L_{0.1}^{\otimes 10}$``, ``DP-SGD(σ=1, p=0.01, T=1000)``, ``curve 2 (exact)``); pass
+``$L_{0.1}^{\otimes 10}$``, ``DP-SGD(σ=1, p=0.01, T=1000)``, ``T(P, Q) on 3 outcomes``, and
+:func:`describe`'s ``curve 2 (exact, 5 breakpoints)`` for a curve without a name); pass
 ``labels=`` to choose your own.
 
 matplotlib is an optional dependency (``pip install "fdp[plot]"``): it is imported only when a
@@ -33,7 +34,7 @@ import numpy as np
 
 from .tradeoff import PiecewiseLinear, TradeOff
 
-__all__ = ["tradeoff", "privacy_profile", "style", "label", "OKABE_ITO", "curve_xy"]
+__all__ = ["tradeoff", "privacy_profile", "style", "label", "describe", "OKABE_ITO", "curve_xy"]
 
 #: Okabe–Ito colour-blind-safe palette.
 OKABE_ITO = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
@@ -82,13 +83,17 @@ def _matplotlib() -> Any:
 
 # Readable forms of the reprs that can appear inside curve names (numeric results, CLT fits).
 _REPR_TO_TEX = [
+    # an anonymous piecewise-linear curve inside a name, e.g. group(PiecewiseLinear(...), 2)
+    (re.compile(r"PiecewiseLinear\((\d+) breakpoints, kind='(\w+)'\)"), r"\2 curve"),
     (re.compile(r"Gaussian\(mu=([^)]*)\)"), r"$G_{\1}$"),
     (re.compile(r"Laplace\(mu=([^)]*)\)"), r"$L_{\1}$"),
     (re.compile(r"EpsDelta\(eps=([^,]*), delta=([^)]*)\)"), r"$f_{\1,\2}$"),
     (re.compile(r"Identity\(\)"), r"$\\mathrm{Id}$"),
     (re.compile(r"\}\$\^(\d+)"), r"}^{\\otimes \1}$"),  # $L_{0.1}$^10 -> $L_{0.1}^{⊗ 10}$
+    (re.compile(r"\}\$ \*\* (\d+)"), r"}^{\\otimes \1}$"),  # kov: $f_{1,0}$ ** 3
     (re.compile(r"(DP-SGD\([^;)]*);[^)]*\)"), r"\1)"),  # conventions belong in the caption
-    (re.compile(r"^numeric\[(.*)\]$"), r"\1"),
+    (re.compile(r"numeric\[([^\[\]]*)\]"), r"\1"),  # the engine's results, also inside names
+    (re.compile(r"^subsample\((.*), ([^,()]+)\)$"), r"$C_{\2}$(\1)"),  # as Subsampled's label
     (re.compile(r"^Edgeworth\[(.*)\]$"), r"Edgeworth \1"),
     (re.compile(r"\bG_([0-9.]+)"), r"$G_{\1}$"),  # "CLT G_0.4145 of ..."
 ]
@@ -96,9 +101,20 @@ _BARE_REPR = re.compile(r"^[A-Z]\w*\(.*\)$")
 
 
 def label(f: TradeOff, index: int | None = None) -> str:
-    r"""A readable legend label for a curve: its mathtext name where it has one (``$G_{1}$``,
-    ``$C_{0.1}$($G_{1}$)``), readable forms of composed names (``$L_{0.1}^{\otimes 10}$``), and
-    ``curve N (kind)`` for anonymous piecewise-linear curves instead of their repr.
+    r"""A readable legend label for a curve.
+
+    Its mathtext name where it has one (``$G_{1}$``, ``$C_{0.1}$($G_{1}$)``), readable forms
+    of composed names (``$L_{0.1}^{\otimes 10}$``, ``$f_{1,0}^{\otimes 3}$``), the name a
+    constructor or mechanism gave it (``T(P, Q) on 3 outcomes``, ``OUE (ε=2)``), and for a curve
+    without a name :func:`describe`'s ``curve N (exact, 5 breakpoints)``, never an internal
+    repr.
+
+    Parameters
+    ----------
+    f : TradeOff
+        The curve.
+    index : int, optional
+        Its position in the plot (0-based); anonymous curves are numbered from 1 with it.
 
     Examples
     --------
@@ -107,17 +123,50 @@ def label(f: TradeOff, index: int | None = None) -> str:
     '$G_{1}$'
     >>> print(label(fdp.Laplace(0.1) ** 10))
     $L_{0.1}^{\otimes 10}$
-    >>> label(fdp.from_points([0, 0.5, 1], [1, 0.2, 0]), index=1)
-    'curve 2 (approximation)'
+    >>> label(fdp.from_points([0, 0.5, 1], [1, 0.2, 0]))
+    'interpolation of 3 points'
+    >>> label(fdp.EpsDelta(0.5).group(2), index=1)
+    'curve 2 (exact, ... breakpoints)'
     """
     own = getattr(f, "_label", None)
     text = own() if callable(own) else repr(f)
+    if text in _ANONYMOUS or (_BARE_REPR.match(text) and "$" not in text):
+        return describe(f, index)  # an internal repr, e.g. PiecewiseLinear(...)
     for pat, rep in _REPR_TO_TEX:
         text = pat.sub(rep, text)
-    if _BARE_REPR.match(text) and "$" not in text:  # an internal repr, e.g. PiecewiseLinear(...)
-        name = "curve" if index is None else f"curve {index + 1}"
-        return f"{name} ({f.kind})"
+    if _BARE_REPR.match(text) and "$" not in text:
+        return describe(f, index)
     return text
+
+
+# what unnamed curves call themselves
+_ANONYMOUS = {"numeric", "Bracketed(lower, upper)"}
+
+
+def describe(f: TradeOff, index: int | None = None) -> str:
+    """A short description of a curve from what it is, for curves without a name.
+
+    ``curve N (exact, m breakpoints)`` for a piecewise-linear curve, ``curve N (certified
+    bracket)`` for a bracketed one, ``curve N (approximation)`` for an approximation: its kind
+    (exact, a certified bracket, or an approximation that bounds nothing) is what a reader of
+    the plot needs to know. N is ``index + 1``; without an index the number is left out.
+
+    Examples
+    --------
+    >>> import fdp
+    >>> describe(fdp.EpsDelta(1.0) @ fdp.EpsDelta(0.5))
+    'curve (exact, ... breakpoints)'
+    >>> describe(fdp.Laplace(0.1) ** 10, index=2)
+    'curve 3 (certified bracket)'
+    """
+    if isinstance(f, PiecewiseLinear):
+        what = f"{f.kind}, {f.breakpoints[0].size} breakpoints"
+    elif f.kind == "bracket":
+        what = "certified bracket"
+    else:
+        what = f.kind
+    name = "curve" if index is None else f"curve {index + 1}"
+    return f"{name} ({what})"
 
 
 def _grid() -> np.ndarray:

@@ -89,14 +89,62 @@ def test_default_labels_are_readable() -> None:
         fdp.from_distributions([0.75, 0.25], [0.25, 0.75]), fdp.EpsDelta(0.5).group(2),
         fdp.Gaussian(1.0).subsample(0.1), fdp.Laplace(0.1) ** 10, fdp.EpsDelta(0.1, 1e-6) ** 20,
         fdp.dpsgd(1.0, 0.01, 10), fdp.dpsgd_clt(1.0, 0.01, 10),
+        fdp.kov(1.0, 1e-3, 3), fdp.from_points([0.1, 0.3], [0.5, 0.2]),
+        fdp.from_points([0.1, 0.3], [0.5, 0.2]).symmetrize(), fdp.from_eps_delta([1.0], [1e-3]),
+        fdp.group(fdp.Laplace(0.3) ** 3, 2), fdp.subsample(fdp.Laplace(0.3) ** 3, 0.2),
+        fdp.mechanisms.oue(1.0), fdp.mechanisms.exponential([0.0, 1.0], [1.0, 1.0], 1.0),
     ]
     ax = plot.tradeoff(*curves)
     labels = [ln.get_label() for ln in ax.get_lines() if not ln.get_label().startswith("_")]
     assert len(labels) == len(curves)
     for text in labels:
         assert "PiecewiseLinear(" not in text and "Bracketed(" not in text and "mu=" not in text
+        assert "numeric" not in text and "eps=" not in text, text
         assert len(text) <= 60, text
+    assert len(set(labels)) == len(labels), labels  # every curve can be told apart
+    assert labels[4] == "T(P, Q) on 2 outcomes"
+    assert labels[5] == "curve 6 (exact, 4 breakpoints)"  # anonymous: plot.describe
     assert labels[7] == "$L_{0.1}^{\\otimes 10}$"
-    assert labels[4] == "curve 5 (exact)"
     assert labels[9] == "DP-SGD(σ=1, p=0.01, T=10)"
+    assert labels[11] == "$f_{1,0.001}^{\\otimes 3}$"
+    assert labels[12] == "interpolation of 2 points"
+    assert labels[14] == "implied by 1 (ε, δ) pair"
+    assert labels[15] == "group($L_{0.3}^{\\otimes 3}$, 2)"
+    assert labels[16] == "$C_{0.2}$($L_{0.3}^{\\otimes 3}$)"
+    assert labels[17] == "OUE (ε=1)"
+    assert labels[18] == "exponential (ε=1, sensitivity=1)"
     plt.close("all")
+
+
+def test_describe_names_anonymous_curves_by_kind() -> None:
+    pl = fdp.EpsDelta(1.0) @ fdp.EpsDelta(0.5)  # an exact product, no name
+    n = pl.breakpoints[0].size
+    assert plot.describe(pl) == f"curve (exact, {n} breakpoints)"
+    assert plot.describe(pl, index=0) == f"curve 1 (exact, {n} breakpoints)"
+    assert plot.describe(fdp.Laplace(0.1) ** 10, index=2) == "curve 3 (certified bracket)"
+    approx = fdp.dpsgd_clt(1.0, 0.01, 10)
+    assert plot.describe(approx) == "curve (approximation)"
+    # an unnamed bracket and a user's own subclass get the same treatment
+    bare = fdp.Bracketed(fdp.EpsDelta(1.0), fdp.EpsDelta(0.9))
+    assert plot.label(bare, index=1) == "curve 2 (certified bracket)"
+
+    class Mine(fdp.TradeOff):
+        def _eval(self, alpha: np.ndarray) -> np.ndarray:
+            return 1.0 - alpha
+
+        def __repr__(self) -> str:
+            return "Mine(a=1)"
+
+    assert plot.label(Mine()) == "curve (exact)"
+
+
+def test_constructors_name_their_curves() -> None:
+    f = fdp.from_distributions([0.5, 0.3, 0.2], [0.1, 0.3, 0.6])
+    assert repr(f) == "T(P, Q) on 3 outcomes"
+    assert repr(fdp.from_points([0.0, 0.5], [0.8, 0.1], exact=True)) == (
+        "piecewise linear through 2 points"
+    )
+    assert repr(fdp.from_eps_delta([1.0, 2.0], [1e-2, 1e-3])) == "implied by 2 (ε, δ) pairs"
+    # the name describes the curve it was given to, not curves derived from it
+    assert "T(P, Q)" not in repr(f.inverse())
+    assert repr(fdp.group(f, 2)) != repr(f)
