@@ -486,6 +486,7 @@ class _StepGrid:
 
         hit = self._spec.get(n_fft)
         if hit is None:
+            buf: np.ndarray  # float64 either way (bincount with float weights)
             if self.x.size <= n_fft:
                 buf = np.zeros(n_fft)
                 buf[: self.x.size] = self.x

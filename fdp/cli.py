@@ -36,13 +36,14 @@ import os
 import sys
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn, cast
 
 import numpy as np
 
 from . import __version__, gdp
 from .cli_report import add_report_parser, cmd_report
 from .families import EpsDelta, Gaussian, Laplace
+from .numeric import Approximation
 
 __all__ = ["main", "SUBCOMMANDS", "LIMITS", "parse_curve", "to_json"]
 
@@ -65,7 +66,7 @@ LIMITS: dict[str, Any] = {
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2
+    def error(self, message: str) -> NoReturn:  # one line, exit 2
         print(f"fdp: error: {_one_line(message)}", file=sys.stderr)
         raise SystemExit(2)
 
@@ -630,6 +631,7 @@ def cmd_dpsgd(args: argparse.Namespace) -> dict[str, Any]:
     h = dpsgd(s, p, t, sampling=conv.sampling, **kw)
     lo, hi = h.epsilon_bracket(delta)
     clt = dpsgd_clt(s, p, t, sampling=conv.sampling, **kw)
+    mu_clt = float(cast(Approximation, clt).mu)  # dpsgd_clt returns an Approximation of G_μ
     e_clt = float(clt.epsilon(delta))
     out: dict[str, Any] = {
         "noise_multiplier": s,
@@ -640,13 +642,13 @@ def cmd_dpsgd(args: argparse.Namespace) -> dict[str, Any]:
         "eps": float(hi),
         "eps_lower": float(lo),
         "eps_clt": e_clt,
-        "mu_clt": float(clt.mu),
+        "mu_clt": mu_clt,
     }
     lines = [
         f"DP-SGD: σ = {s:g}, p = {p:.6g}, T = {t}, {conv.sampling} sampling, δ = {delta:g}",
         f"  {conv.describe()}",
         f"  exact f-DP    ε = {_f6(hi)}   (certified bracket [{_f6(lo)}, {_f6(hi)}])",
-        f"  GDP CLT       ε = {_f6(e_clt)}   (μ = {_f6(clt.mu)}; an approximation, not a bound)",
+        f"  GDP CLT       ε = {_f6(e_clt)}   (μ = {_f6(mu_clt)}; an approximation, not a bound)",
     ]
     se = s / conv.sensitivity  # one step is G_{1/se}
     if conv.sampling == "poisson":

@@ -22,6 +22,7 @@ import math
 import sys
 import types
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import integrate, special
@@ -31,6 +32,10 @@ from ._numerics import UNIT_ROUNDOFF, line_envelope, norm_cdf, norm_isf
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Approximation, Bracketed
 from .tradeoff import Inverse, PiecewiseLinear, TradeOff
+
+if TYPE_CHECKING:  # imported lazily at run time (operations and composition import this module)
+    from .composition import DeltaMix
+    from .operations import Mixture, Subsampled
 
 __all__ = [
     "kl",
@@ -244,11 +249,12 @@ def clt(*curves: TradeOff, n: int | None = None) -> CLTResult:
     (3.1129, True)
     """
     items = _expand(curves, n)
-    if all(isinstance(c, EpsDelta) for c, _ in items) and any(c.delta_ > 0 for c, _ in items):
+    eds = [(c, k) for c, k in items if isinstance(c, EpsDelta)]
+    if len(eds) == len(items) and any(c.delta_ > 0 for c, _ in eds):
         from .composition import DeltaMix
 
-        mu = math.sqrt(sum(k * c.eps**2 for c, k in items))  # type: ignore[attr-defined]
-        dsum = sum(k * c.delta_ for c, k in items)  # type: ignore[attr-defined]
+        mu = math.sqrt(sum(k * c.eps**2 for c, k in eds))
+        dsum = sum(k * c.delta_ for c, k in eds)
         approx = Approximation(
             DeltaMix(Gaussian(mu), -math.expm1(-dsum)),
             name=f"CLT limit G_{mu:.4g} ⊗ f_(0,{-math.expm1(-dsum):.3g})",
@@ -562,7 +568,7 @@ def _trivial_bound(f: TradeOff) -> float:
     return _round_up(math.sqrt(total) * (1.0 + 4 * _U))
 
 
-def _lazy_types() -> tuple[type, type, type]:
+def _lazy_types() -> tuple[type[Mixture], type[Subsampled], type[DeltaMix]]:
     from .composition import DeltaMix
     from .operations import Mixture, Subsampled
 
