@@ -60,9 +60,14 @@ def test_doc_examples_run(page: Path) -> None:
 
 
 def test_no_reference_to_files_outside_the_project() -> None:
-    # docstrings cite the theory page or the paper, never an internal working note
-    for path in sorted((ROOT / "fdp").glob("*.py")) + PAGES:
-        assert "MATH §" not in path.read_text(encoding="utf-8"), path
+    # docstrings, tutorials and the README cite the theory page (docs/theory.rst, "theory §n") or
+    # the paper, never the internal working note MATH.md that is not part of the project
+    paths = sorted((ROOT / "fdp").rglob("*.py")) + PAGES + [ROOT / "README.md"]
+    for folder, pattern in (("notebooks", "*.py"), ("notebooks", "*.ipynb"), ("figures", "*.md")):
+        paths += sorted((ROOT / folder).glob(pattern))
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        assert "MATH §" not in text and "MATH.md" not in text, path
 
 
 def test_bibliography_spells_out_every_abbreviation() -> None:

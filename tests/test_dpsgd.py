@@ -43,7 +43,8 @@ def test_issue_target(issue_case: fdp.Bracketed) -> None:
 
 def test_single_step_brackets_exact_subsampled_gaussian() -> None:
     h = dpsgd(1.0, 0.05, 1)
-    exact = Subsampled(fdp.Gaussian(1.0), 0.05)  # Poisson, one step: C_p(G_μ) (MATH §7)
+    # Poisson, one step: min{f_p, f_p⁻¹}** = C_p(G_μ) (ZDW; theory §7, "Poisson subsampling")
+    exact = Subsampled(fdp.Gaussian(1.0), 0.05)
     assert np.all(h.lower(GRID) <= exact(GRID) + 1e-9)
     assert np.all(h.upper(GRID) >= exact(GRID) - 1e-9)
     lo, hi = h.epsilon_bracket(1e-5)
@@ -107,7 +108,7 @@ def test_bad_input() -> None:
 
 # ---------------------------------------------------------------- conventions (issue 12, item 8)
 def _mp_delta_cp_gauss(mu: float, p: float, eps: float) -> mp.mpf:
-    """δ(ε) of C_p(G_μ) for ε ≥ 0 by DRS Thm 4.2 / MATH §7: p δ_{G_μ}(log(1 + (e^ε − 1)/p)),
+    """δ(ε) of C_p(G_μ) for ε ≥ 0 by DRS Thm 4.2 (theory §7): p δ_{G_μ}(log(1 + (e^ε − 1)/p)),
     with δ_{G_μ}(e) = Φ(−e/μ + μ/2) − e^e Φ(−e/μ − μ/2) (DRS Cor 2.13), in mpmath."""
     mu, p, eps = mp.mpf(mu), mp.mpf(p), mp.mpf(eps)
     e = mp.log(1 + mp.expm1(eps) / p)
