@@ -21,8 +21,9 @@ Every function uses the conservative side: for bracketed (numeric) curves the ce
 curve, so the returned risk is a certified **upper** bound; for exact curves it is exact; for
 approximations (CLT, Edgeworth) it is an approximation, not a bound.
 
-:func:`calibrate_dpsgd_risk` finds the least DP-SGD noise meeting an advantage or TPR-at-FPR
-target (to be merged into :func:`fdp.calibrate_dpsgd` as ``advantage=`` / ``tpr=, fpr=`` targets).
+Calibration to these targets: :func:`fdp.calibrate_dpsgd` with ``advantage=`` or ``tpr=, fpr=``
+(next to ``eps=, delta=`` and ``mu=``) finds the least DP-SGD noise meeting them, certified.
+:func:`calibrate_dpsgd_risk` is the same search under its former name.
 
 Examples
 --------
@@ -38,13 +39,11 @@ Examples
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ._checks import as_array, check_int, check_scalar
+from ._checks import as_array
 from .tradeoff import TradeOff
 
 __all__ = ["advantage", "tpr", "posterior_success", "calibrate_dpsgd_risk"]
@@ -155,29 +154,6 @@ def posterior_success(f: TradeOff, prior: Any) -> Any:
 
 
 # ------------------------------------------------------------------------------ calibration
-def _search_noise(
-    ok: Callable[[float], bool], start: float, rtol: float, factor: float = 2.0
-) -> float:
-    """Smallest σ (to relative ``rtol``, on the ok side) with ok(σ), for ok upward closed; the
-    bracket grows or shrinks by ``factor`` from ``start``."""
-    lo = hi = start
-    while not ok(hi):
-        lo, hi = hi, hi * factor
-        if hi > 1e8:
-            raise ValueError("target unreachable: no noise multiplier up to 1e8 meets it")
-    while ok(lo):
-        hi, lo = lo, lo / factor
-        if lo < 1e-6:
-            return hi
-    while hi - lo > rtol * hi:
-        mid = math.sqrt(lo * hi)
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
 def calibrate_dpsgd_risk(
     sample_rate: float,
     steps: int,
@@ -192,11 +168,14 @@ def calibrate_dpsgd_risk(
 ) -> float:
     """The smallest DP-SGD noise multiplier meeting an attack-risk target, certified.
 
+    .. deprecated::
+        Use :func:`fdp.calibrate_dpsgd` with ``advantage=`` or ``tpr=, fpr=``: this function
+        calls it with the same arguments and returns its answer.
+
     Targets: ``advantage=a`` (every attack has TPR − FPR ≤ a, i.e. δ(0) ≤ a), or ``tpr=t,
-    fpr=α`` (every attack with FPR α has TPR ≤ t, i.e. 1 − f(α) ≤ t). Both are checked on the
-    certified lower curve of :func:`fdp.dpsgd`, so the returned σ meets the target and
-    σ·(1 − rtol) may not. Risk decreases with σ, so the search brackets and bisects (coarse
-    engine accuracy first, then the default one).
+    fpr=α`` (every attack with FPR α has TPR ≤ t, i.e. 1 − f(α) ≤ t), both on the certified
+    (conservative) side of :func:`fdp.dpsgd`; the returned σ meets the target and σ·(1 − rtol)
+    may not (Kulynych et al. 2024, "Attack-aware noise calibration for differential privacy").
 
     Parameters
     ----------
@@ -216,49 +195,25 @@ def calibrate_dpsgd_risk(
     float
         σ (noise std on the sum of clipped gradients over the clipping norm C).
 
-    Notes
-    -----
-    Attack-aware calibration as in Kulynych et al. 2024 ("Attack-aware noise calibration for
-    differential privacy"). To be merged into :func:`fdp.calibrate_dpsgd` as new targets.
-
     Examples
     --------
-    >>> s = calibrate_dpsgd_risk(0.01, 1000, advantage=0.1, rtol=1e-2)
     >>> import fdp
-    >>> bool(fdp.risk.advantage(fdp.dpsgd(s, 0.01, 1000)) <= 0.1)
+    >>> s = calibrate_dpsgd_risk(0.01, 1000, advantage=0.1, rtol=1e-2)
+    >>> s == fdp.calibrate_dpsgd(0.01, 1000, advantage=0.1, rtol=1e-2)
     True
     """
-    from .sgd import conventions, dpsgd
+    from .calibration import calibrate_dpsgd
 
-    p = check_scalar("sample_rate", sample_rate, low=0.0, high=1.0, low_open=True)
-    t = check_int("steps", steps, low=1)
-    rtol = check_scalar("rtol", rtol, low=1e-6, high=0.5)
-    conv = conventions(sampling, neighbours, sensitivity)
-    if advantage is not None:
-        if tpr is not None or fpr is not None:
-            raise ValueError("give either advantage, or tpr and fpr, not both")
-        target = check_scalar("advantage", advantage, low=0.0, high=1.0, low_open=True,
-                              high_open=True)
-
-        def risk(h: TradeOff) -> float:
-            return float(h.delta(0.0))
-    else:
-        if tpr is None or fpr is None:
-            raise ValueError("give a target: advantage, or tpr and fpr")
-        a = check_scalar("fpr", fpr, low=0.0, high=1.0, low_open=True, high_open=True)
-        target = check_scalar("tpr", tpr, low=a, high=1.0, low_open=True, high_open=True)
-
-        def risk(h: TradeOff) -> float:
-            lo = h.lower if h.kind == "bracket" else h
-            return 1.0 - float(lo(a))
-
-    def ok_at(tol: float) -> Callable[[float], bool]:
-        def ok(s: float) -> bool:
-            h = dpsgd(s, p, t, conv.sampling, neighbours=conv.neighbours,
-                      sensitivity=conv.sensitivity, tol=tol)
-            return risk(h) <= target
-
-        return ok
-
-    coarse = _search_noise(ok_at(3e-2), 1.0, max(rtol, 2e-2))
-    return _search_noise(ok_at(1e-3), coarse, rtol, factor=1.03)
+    if advantage is None and tpr is None and fpr is None:
+        raise ValueError("give a target: advantage, or tpr and fpr; got none")
+    return calibrate_dpsgd(
+        sample_rate,
+        steps,
+        advantage=advantage,
+        tpr=tpr,
+        fpr=fpr,
+        sampling=sampling,
+        neighbours=neighbours,
+        sensitivity=sensitivity,
+        rtol=rtol,
+    )

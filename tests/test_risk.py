@@ -52,9 +52,11 @@ def test_calibration_to_risk_targets() -> None:
     t = calibrate_dpsgd_risk(0.05, 50, tpr=0.02, fpr=0.01, rtol=5e-2)
     assert tpr(fdp.dpsgd(t, 0.05, 50), 0.01) <= 0.02
     assert tpr(fdp.dpsgd(t * 0.9, 0.05, 50), 0.01) > 0.02
-    with pytest.raises(ValueError):
+    # the former name is a thin wrapper of fdp.calibrate_dpsgd's risk targets
+    assert t == fdp.calibrate_dpsgd(0.05, 50, tpr=0.02, fpr=0.01, rtol=5e-2)
+    with pytest.raises(ValueError, match="give a target"):
         calibrate_dpsgd_risk(0.02, 200)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not both"):
         calibrate_dpsgd_risk(0.02, 200, advantage=0.1, tpr=0.5, fpr=0.1)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"tpr must lie in \(fpr, 1\)"):
         calibrate_dpsgd_risk(0.02, 200, tpr=0.005, fpr=0.01)  # below the trivial TPR = FPR
