@@ -49,11 +49,12 @@ def g1() -> fdp.Bracketed:
 
 @pytest.mark.parametrize("delta", [1e-5, 1e-10, 1e-15, 1e-20, 1e-25, 1e-30])
 def test_tilted_engine_within_one_percent_to_1e30(g1: fdp.Bracketed, delta: float) -> None:
-    """The conservative ε is above the truth and within 0.1 %; the bracket holds it."""
+    """The conservative ε is above the truth and within 0.02 % (the README's claim); the bracket
+    holds it."""
     exact = gdp_eps(1.0, delta)
     lo, hi = g1.epsilon_bracket(delta)
     assert lo <= exact <= hi
-    assert hi <= exact * 1.001
+    assert hi <= exact * 1.0002
     # and δ at the exact ε is on the right side and within 1 %
     d = float(g1.delta(exact))
     assert delta <= d <= delta * 1.01
