@@ -168,9 +168,8 @@ def calibrate_dpsgd_risk(
 ) -> float:
     """The smallest DP-SGD noise multiplier meeting an attack-risk target, certified.
 
-    .. deprecated::
-        Use :func:`fdp.calibrate_dpsgd` with ``advantage=`` or ``tpr=, fpr=``: this function
-        calls it with the same arguments and returns its answer.
+    Deprecated: use :func:`fdp.calibrate_dpsgd` with ``advantage=`` or ``tpr=, fpr=``; this
+    function calls it with the same arguments and returns its answer.
 
     Targets: ``advantage=a`` (every attack has TPR − FPR ≤ a, i.e. δ(0) ≤ a), or ``tpr=t,
     fpr=α`` (every attack with FPR α has TPR ≤ t, i.e. 1 − f(α) ≤ t), both on the certified
