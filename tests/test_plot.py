@@ -148,3 +148,42 @@ def test_constructors_name_their_curves() -> None:
     # the name describes the curve it was given to, not curves derived from it
     assert "T(P, Q)" not in repr(f.inverse())
     assert repr(fdp.group(f, 2)) != repr(f)
+
+
+def test_epsdelta_vs_gdp_touches_at_the_two_marked_points() -> None:
+    # issue 16: the caption said one point of contact; G_1 and f_{1,δ(1)} touch at two
+    fig = figures.fig_epsdelta_vs_gdp()
+    ax = fig.axes[0]
+    (marks,) = [ln for ln in ax.get_lines() if ln.get_label() == "the two points of contact"]
+    xs, ys = (np.asarray(v, dtype=float) for v in marks.get_data())
+    assert xs.size == 2 and "two points" in ax.get_title()
+    g = fdp.Gaussian(1.0)
+    f = fdp.EpsDelta(1.0, float(g.delta(1.0)))
+    np.testing.assert_allclose(ys, g(xs), atol=1e-12)
+    np.testing.assert_allclose(f(xs), g(xs), atol=1e-12)  # on both curves
+    a = np.linspace(0.0, 1.0, 20001)
+    gap = np.asarray(g(a)) - np.asarray(f(a))
+    assert np.all(gap >= -1e-12)  # G_1 lies above
+    near = np.min(np.abs(a[:, None] - xs[None, :]), axis=1) < 0.01
+    # and touches nowhere else inside (every curve ends at (1, 0), where both are 0)
+    assert np.all(gap[~near & (a < 0.95)] > 1e-6)
+    plt.close(fig)
+
+
+def test_group_privacy_curves_are_distinguishable() -> None:
+    # issue 16: the curves lay on top of each other; the right panel shows each one's gap to L_2
+    fig = figures.fig_group_privacy()
+    left, right = fig.axes
+    gaps = [ln for ln in right.get_lines() if not ln.get_label().startswith("_")]
+    assert [ln.get_label() for ln in gaps] == ["k = 1", "k = 2", "k = 4", "k = 16"]
+    peaks = [float(np.max(ln.get_ydata())) for ln in gaps]
+    assert peaks == sorted(peaks, reverse=True) and peaks[-1] > 0
+    # the numbers of the caption (figures/README.md and the docstring)
+    assert [round(x, 2) for x in peaks[:2]] == [0.16, 0.07]
+    assert round(peaks[2], 3) == 0.024 and round(peaks[3], 3) == 0.002
+    # neighbouring curves differ visibly somewhere in the left panel
+    curves = [ln for ln in left.get_lines() if ln.get_label().startswith("k = ")]
+    a = np.linspace(0.0, 1.0, 2001)
+    ys = [np.interp(a, *ln.get_data()) for ln in curves]
+    assert all(np.max(np.abs(u - v)) > 1e-3 for u, v in zip(ys, ys[1:], strict=False))
+    plt.close(fig)
