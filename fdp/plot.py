@@ -96,8 +96,12 @@ _REPR_TO_TEX = [
     (re.compile(r"^subsample\((.*), ([^,()]+)\)$"), r"$C_{\2}$(\1)"),  # as Subsampled's label
     (re.compile(r"^Edgeworth\[(.*)\]$"), r"Edgeworth \1"),
     (re.compile(r"\bG_([0-9.]+)"), r"$G_{\1}$"),  # "CLT G_0.4145 of ..."
+    (re.compile(r"\beps="), "ε="),  # other reprs inside names, e.g. a mechanism's OUE(eps=1)
+    (re.compile(r"\bdelta="), "δ="),
 ]
-_BARE_REPR = re.compile(r"^[A-Z]\w*\(.*\)$")
+# a whole label that is one constructor-style repr, e.g. PiecewiseLinear(3 breakpoints, ...) or
+# a user's MyCurve(a=1); names built from reprs ("A(x) ⊗ B(y)", "group(A(x), 2)") are not
+_BARE_REPR = re.compile(r"^[A-Z]\w*\([^()]*\)$")
 
 
 def label(f: TradeOff, index: int | None = None) -> str:
@@ -130,7 +134,7 @@ def label(f: TradeOff, index: int | None = None) -> str:
     """
     own = getattr(f, "_label", None)
     text = own() if callable(own) else repr(f)
-    if text in _ANONYMOUS or (_BARE_REPR.match(text) and "$" not in text):
+    if text in _ANONYMOUS or _BARE_REPR.match(text):
         return describe(f, index)  # an internal repr, e.g. PiecewiseLinear(...)
     for pat, rep in _REPR_TO_TEX:
         text = pat.sub(rep, text)

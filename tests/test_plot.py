@@ -136,6 +136,11 @@ def test_describe_names_anonymous_curves_by_kind() -> None:
             return "Mine(a=1)"
 
     assert plot.label(Mine()) == "curve (exact)"
+    # a name built from reprs is rendered, not mistaken for an anonymous repr
+    named = fdp.PiecewiseLinear.from_points(
+        [0.0, 1.0], [1.0, 0.0], name="EpsDelta(eps=1, delta=0) ⊗ OUE(eps=1)"
+    )
+    assert plot.label(named) == "$f_{1,0}$ ⊗ OUE(ε=1)"
 
 
 def test_constructors_name_their_curves() -> None:
