@@ -129,8 +129,8 @@ def label(f: TradeOff, index: int | None = None) -> str:
     $L_{0.1}^{\otimes 10}$
     >>> label(fdp.from_points([0, 0.5, 1], [1, 0.2, 0]))
     'interpolation of 3 points'
-    >>> label(fdp.EpsDelta(0.5).group(2), index=1)
-    'curve 2 (exact, ... breakpoints)'
+    >>> label(fdp.PiecewiseLinear.from_points([0, 0.5, 1], [1, 0.2, 0]), index=1)  # no name
+    'curve 2 (exact, 3 breakpoints)'
     """
     own = getattr(f, "_label", None)
     text = own() if callable(own) else repr(f)
