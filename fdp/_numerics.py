@@ -4,10 +4,15 @@ precision, the lower convex hull of points and the upper envelope of lines.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy import special
 
-__all__ = ["UNIT_ROUNDOFF", "norm_cdf", "norm_sf", "norm_isf", "lower_hull", "line_envelope"]
+__all__ = [
+    "UNIT_ROUNDOFF", "norm_cdf", "norm_sf", "norm_isf", "lower_hull", "lower_hull_c",
+    "line_envelope",
+]
 
 #: unit roundoff u of float64 (half the machine epsilon)
 UNIT_ROUNDOFF = 2.0**-53
@@ -54,6 +59,39 @@ def lower_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
             else:
                 break
         hull.append(int(i))
+    return np.asarray(hull, dtype=int)
+
+
+def lower_hull_c(
+    a: np.ndarray, ac: np.ndarray, b: np.ndarray, bc: np.ndarray, rtol: float = 0.0
+) -> np.ndarray:
+    """Indices of the lower convex hull of points (a, b) of a decreasing curve, sorted by a
+    (ties broken by 1 − a), given with their complements ac = 1 − a and bc = 1 − b.
+
+    Andrew's monotone chain with the slope between two points computed from whichever
+    coordinates resolve it: differences of complements where both points are above 1/2, of the
+    values otherwise. So points 1e-100 apart next to β = 1 (a privacy curve's tail at α → 0)
+    keep their geometry, which a hull of the rounded values would lose. A point is dropped only
+    if the chain does not turn counter-clockwise there by more than ``rtol`` in slope.
+    """
+    a, ac, b, bc = (np.asarray(x, dtype=float).tolist() for x in (a, ac, b, bc))
+
+    def slope(i: int, j: int) -> float:
+        da = ac[i] - ac[j] if min(a[i], a[j]) > 0.5 else a[j] - a[i]
+        db = bc[i] - bc[j] if min(b[i], b[j]) > 0.5 else b[j] - b[i]
+        if da <= 0.0:
+            return -math.inf if db < 0.0 else 0.0
+        return db / da
+
+    hull: list[int] = []
+    for i in range(len(a)):
+        while len(hull) >= 2:
+            s1, s2 = slope(hull[-2], hull[-1]), slope(hull[-1], i)
+            if s1 >= s2 - rtol * max(abs(s1), abs(s2)):
+                hull.pop()
+            else:
+                break
+        hull.append(i)
     return np.asarray(hull, dtype=int)
 
 

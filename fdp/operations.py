@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import check_int, check_scalar
-from ._numerics import line_envelope, lower_hull, norm_cdf
+from ._numerics import line_envelope, lower_hull_c, norm_cdf
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Bracketed
 from .tradeoff import Inverse, LossBins, PiecewiseLinear, TradeOff
@@ -45,30 +45,14 @@ def _bc(f: PiecewiseLinear) -> np.ndarray:
     return f._bc
 
 
-def _convexify(
-    a: np.ndarray, b: np.ndarray, bc: np.ndarray, ac: np.ndarray
-) -> tuple[np.ndarray, ...]:
-    """Remove points that break convexity (they lie above a chord of other points)."""
-    for _ in range(50):
-        if a.size < 3:
-            break
-        # slopes from the complements near 1, where the values cannot resolve small steps
-        db = np.where(b[:-1] > 0.5, -np.diff(bc), np.diff(b))
-        da = np.where(a[:-1] > 0.5, -np.diff(ac), np.diff(a))
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-            s = np.where(da > 0, db / np.where(da > 0, da, 1.0), -np.inf)  # vertical: −∞ slope
-            bad = np.flatnonzero(s[1:] < s[:-1] - 1e-12 * np.maximum(1.0, np.abs(s[:-1]))) + 1
-        if bad.size == 0:
-            return a, b, bc, ac
-        keep = np.ones(a.size, dtype=bool)
-        keep[bad] = False
-        a, b, bc, ac = a[keep], b[keep], bc[keep], ac[keep]
-    idx = lower_hull(a, b)
-    return a[idx], b[idx], bc[idx], ac[idx]
-
-
-def min_envelope(f: PiecewiseLinear, g: PiecewiseLinear) -> PiecewiseLinear:
+def min_envelope(
+    f: PiecewiseLinear, g: PiecewiseLinear, *, symmetric: bool = False
+) -> PiecewiseLinear:
     """min{f, g}**, the lower convex envelope of the minimum of two PL curves. Exact.
+
+    ``symmetric=True`` states that the result is its own inverse (g = f⁻¹, or both arguments
+    symmetric): ``inverse()`` then returns it unchanged, rather than rebuilding it from
+    swapped breakpoints, which cannot resolve masses far below an atom near α = 1.
 
     Its privacy profile is max(δ_f, δ_g). A breakpoint of f is on the envelope iff δ_f ≥ δ_g at
     some ε for which it is the touching point of the tangent of slope −e^ε; between consecutive
@@ -98,16 +82,22 @@ def min_envelope(f: PiecewiseLinear, g: PiecewiseLinear) -> PiecewiseLinear:
     b = np.concatenate([f._b[inc_f], g._b[inc_g]])
     bc = np.concatenate([_bc(f)[inc_f], _bc(g)[inc_g]])
     ac = np.concatenate([f._ac[inc_f], g._ac[inc_g]])
-    order = np.lexsort((b, a))
-    a, b, bc, ac = a[order], b[order], bc[order], ac[order]
-    first = np.concatenate([[True], a[1:] != a[:-1]])
-    a, b, bc, ac = a[first], b[first], bc[first], ac[first]
-    a, b, bc, ac = _convexify(a, b, bc, ac)
+    # Q-mass above each point, apart from the common +∞ atom (precise next to a large atom)
     q_inf = max(f.q_inf, g.q_inf)
+    qc = np.concatenate([(f.q_inf - q_inf) + f._qc[inc_f], (g.q_inf - q_inf) + g._qc[inc_g]])
+    # by α, then by 1 − α (equal α in float64 may still differ near 1), then lowest β first
+    order = np.lexsort((b, -bc, -ac, a))
+    a, b, bc, ac, qc = a[order], b[order], bc[order], ac[order], qc[order]
+    first = np.concatenate([[True], (a[1:] != a[:-1]) | (ac[1:] != ac[:-1])])
+    a, b, bc, ac, qc = a[first], b[first], bc[first], ac[first], qc[first]
+    idx = lower_hull_c(a, ac, b, bc)
+    a, b, bc, ac, qc = a[idx], b[idx], bc[idx], ac[idx], qc[idx]
     kind = "exact" if f.kind == g.kind == "exact" else f.kind
-    return PiecewiseLinear(
-        a, b, alpha_c=ac, beta_c=bc, q_inf=q_inf, q_cum=np.maximum(bc - q_inf, 0.0), kind=kind
+    out = PiecewiseLinear(
+        a, b, alpha_c=ac, beta_c=bc, q_inf=q_inf, q_cum=np.maximum(qc, 0.0), kind=kind
     )
+    out._self_inverse = symmetric
+    return out
 
 
 def max_curve(f: PiecewiseLinear, g: PiecewiseLinear) -> PiecewiseLinear:
@@ -191,9 +181,14 @@ def _group_pl(
         x, xc = x[order], xc[order]
         first = np.concatenate([[True], (x[1:] != x[:-1]) | (xc[1:] != xc[:-1])])
         x, xc = x[first], xc[first]
-        gc = np.clip(g._eval_c(x), 0.0, 1.0)  # 1 − g_{k−1}(x), from the complements
-        y = np.minimum(np.asarray(f._eval(gc)), 1.0 - x)
-        yc = np.maximum(np.asarray(f._eval_c(gc)), x)  # 1 − y
+        # g_{k−1}(x) and 1 − g_{k−1}(x) at x given with its complement, then f at the point
+        # 1 − g_{k−1}(x) whose complement is g_{k−1}(x): near α = 1 nothing is read from a
+        # rounded α (a δ = 1e-300 atom moves the kinks there by 1e-300)
+        gv, gvc = g._eval_pair(x, xc)
+        gv, gvc = np.clip(gv, 0.0, 1.0), np.clip(gvc, 0.0, 1.0)
+        y, yc = f._eval_pair(gvc, gv)
+        over = y > xc  # min(·, 1 − α)
+        y, yc = np.where(over, xc, y), np.where(over, x, yc)
         if side == "lower":
             small = y < 64.0 * np.finfo(float).eps
             y, yc = np.where(small, 0.0, y), np.where(small, 1.0, yc)
@@ -294,12 +289,12 @@ def symmetrize(f: TradeOff) -> TradeOff:
     if isinstance(f, (Gaussian, Laplace, EpsDelta, Identity, Subsampled)):
         return f
     if isinstance(f, PiecewiseLinear):
-        return min_envelope(f, f.inverse())
+        return min_envelope(f, f.inverse(), symmetric=True)
     if isinstance(f, Bracketed) or f.kind != "approximation":
         lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)
         return Bracketed(
-            min_envelope(lo, lo.inverse()),
-            min_envelope(hi, hi.inverse()),
+            min_envelope(lo, lo.inverse(), symmetric=True),
+            min_envelope(hi, hi.inverse(), symmetric=True),
             name=f"symmetrize({f!r})",
         )
     return symmetrize(f.to_piecewise())
@@ -551,7 +546,7 @@ def subsample(f: TradeOff, p: float) -> TradeOff:
         return Subsampled(f, p)
     if isinstance(f, PiecewiseLinear):
         fp = _mixture_pl(f, p)
-        return min_envelope(fp, fp.inverse())
+        return min_envelope(fp, fp.inverse(), symmetric=True)
     if f.kind == "approximation":
         return subsample(f.to_piecewise(), p)
     lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)
@@ -589,7 +584,11 @@ def poisson_subsample(f: TradeOff, p: float) -> PoissonPairs:
     elif isinstance(f, PiecewiseLinear):
         a = _mixture_pl(f, p)
         r = _mixture_pl(f.inverse(), p).inverse()
-        sym = min_envelope(min_envelope(a, a.inverse()), min_envelope(r, r.inverse()))
+        sym = min_envelope(
+            min_envelope(a, a.inverse(), symmetric=True),
+            min_envelope(r, r.inverse(), symmetric=True),
+            symmetric=True,
+        )
     else:
         lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)
         plo, phi = poisson_subsample(lo, p).symmetric, poisson_subsample(hi, p).symmetric

@@ -940,42 +940,59 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     masses = (p, w, loss)
     a = np.zeros(n + 1)
     np.cumsum(p, out=a[1:])
+    # 1 − α from the bottom: the P-mass not on the grid (at loss −∞) plus tail sums, so that the
+    # curve near α = 1 keeps its relative precision; the few ulps of 1 in the first term are
+    # charged on the curve's side (1 − α up moves the lower curve left, down the upper right)
+    # (when the masses overshoot 1 — the lower side adds its round-off bound at every point,
+    # which e^{−ℓ} amplifies at low losses — the curve is cut where α passes 1 and 1 − α is
+    # only needed below the cut: it is then 1 − a itself)
+    total = math.fsum(p)
+    ac = np.zeros(n + 1)
+    if total <= 1.5:
+        np.cumsum(p[::-1], out=ac[-2::-1])
+        ac += 1.0 - total
+    else:
+        ac = 1.0 - a
+    ac += 4.0 * _U if side == "lower" else -4.0 * _U
     qc = np.zeros(n + 1)
     np.cumsum(w, out=qc[1:])
     b = np.zeros(n + 1)
     np.cumsum(w[::-1], out=b[-2::-1])  # Q-mass at or below each breakpoint's loss
     b += (1.0 - q_inf - qc[-1]) + lift  # + Q-mass not accounted for (≥ 0 up to rounding)
-    curve = _valid_curve(a, b, qc, q_inf - lift, side)
+    curve = _valid_curve(a, ac, b, qc, q_inf - lift, side)
     return PiecewiseLinear(
-        curve._a, curve._b, beta_c=curve._bc, q_inf=curve.q_inf, q_cum=curve._qc,
+        curve._a, curve._b, alpha_c=curve._ac, beta_c=curve._bc, q_inf=curve.q_inf, q_cum=curve._qc,
         masses=masses, side=side, offset=lift if side == "upper" else 0.0, mass_q_inf=q_inf,
         bound=True,
     )
 
 
 def _valid_curve(
-    a: np.ndarray, b: np.ndarray, qc: np.ndarray, q_inf: float, side: str
+    a: np.ndarray, ac: np.ndarray, b: np.ndarray, qc: np.ndarray, q_inf: float, side: str
 ) -> PiecewiseLinear:
     """Clip a convex decreasing PL curve to a valid trade-off curve on its side of the truth.
 
-    Breakpoints (a_k, b_k) with 1 − b_k = q_inf + qc_k (kept apart for precision); a may pass 1,
-    b may leave [0, 1]. Applies max(·, 0), then the convex envelope of min(·, 1 − α) on [0, 1].
+    Breakpoints (a_k, b_k) with 1 − a_k = ac_k and 1 − b_k = q_inf + qc_k (kept apart for
+    precision: near α = 1 the complements ac carry the curve); a may pass 1 (ac < 0), b may leave
+    [0, 1]. Applies max(·, 0), then the convex envelope of min(·, 1 − α) on [0, 1].
     """
     # cut where α passes 1 or β passes 0 (the curve is decreasing, so both cut a prefix)
-    bad = (a > 1.0) | (b < 0.0)
+    bad = (ac < 0.0) | (b < 0.0)
     if bad.any():
         k = int(np.argmax(bad))
         if k == 0:
-            a, b, qc = np.array([0.0]), np.array([1.0]), np.array([0.0])
+            a, ac, b, qc = np.array([0.0]), np.array([1.0]), np.array([1.0]), np.array([0.0])
             q_inf = 0.0
         else:
             a0, b0, a1, b1 = a[k - 1], b[k - 1], a[k], b[k]
+            c0, c1 = ac[k - 1], ac[k]
             t = 1.0
-            if a1 > 1.0:
-                t = min(t, (1.0 - a0) / (a1 - a0))
+            if c1 < 0.0:
+                t = min(t, c0 / (c0 - c1))
             if b1 < 0.0:
                 t = min(t, b0 / (b0 - b1))
-            a = np.append(a[:k], a0 + t * (a1 - a0))
+            a = np.append(a[:k], min(a0 + t * (a1 - a0), 1.0))
+            ac = np.append(ac[:k], max(c0 + t * (c1 - c0), 0.0))
             b = np.append(b[:k], max(b0 + t * (b1 - b0), 0.0))
             qc = np.append(qc[:k], qc[k - 1] + t * (qc[k] - qc[k - 1]))
     # start: if β_0 > 1 (q_inf < 0), go from (0, 1) along the tangent to the curve
@@ -984,17 +1001,20 @@ def _valid_curve(
             slope = np.where(a > 0, -(q_inf + qc) / a, np.inf)  # (β − 1)/α
         k1 = int(np.argmin(slope))
         a = np.insert(a[k1:], 0, 0.0)
+        ac = np.insert(ac[k1:], 0, 1.0)
         b = np.insert(b[k1:], 0, 1.0)
         qc = np.insert(q_inf + qc[k1:], 0, 0.0)
         q_inf = 0.0
     # end: tangent from (1, 0) to the curve (also handles min with 1 − α and max with 0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(a < 1.0, b / (1.0 - a), np.inf)
+        ratio = np.where(ac > 0.0, b / ac, np.inf)
     k2 = int(np.argmin(ratio))
     a = np.append(a[: k2 + 1], 1.0)
+    ac = np.append(ac[: k2 + 1], 0.0)
     b = np.append(b[: k2 + 1], 0.0)
     qc = np.append(qc[: k2 + 1], 1.0 - q_inf)
-    d = np.diff(a)
+    # segment lengths: in α where α ≤ 1/2, in 1 − α above (where α itself cannot resolve them)
+    d = np.where(a[1:] > 0.5, ac[:-1] - ac[1:], np.diff(a))
     if (d <= 0).any():
         # Zero-length segments: P-mass that underflowed next to Q-mass (losses ≳ 700). The lower
         # curve keeps the last point of each run (the Q-mass becomes +∞ loss: pessimistic), the
@@ -1003,12 +1023,13 @@ def _valid_curve(
             keep = np.append(d > 0, True)
         else:
             keep = np.insert(d > 0, 0, True)
-        a, b, qc = a[keep], b[keep], qc[keep]
+        a, ac, b, qc = a[keep], ac[keep], b[keep], qc[keep]
         if a[0] > 0:  # the lower curve dropped (0, ·): restore it
-            a, b, qc = np.insert(a, 0, 0.0), np.insert(b, 0, b[0]), np.insert(qc, 0, qc[0])
+            a, ac = np.insert(a, 0, 0.0), np.insert(ac, 0, 1.0)
+            b, qc = np.insert(b, 0, b[0]), np.insert(qc, 0, qc[0])
         if side == "lower" and qc[0] > 0:  # a vertical drop at α = 0 is a +∞ atom
             q_inf, qc = q_inf + qc[0], qc - qc[0]
-    return PiecewiseLinear(a, b, beta_c=q_inf + qc, q_inf=q_inf, q_cum=qc)
+    return PiecewiseLinear(a, b, alpha_c=ac, beta_c=q_inf + qc, q_inf=q_inf, q_cum=qc)
 
 
 # ------------------------------------------------------------------------------ entry point

@@ -377,7 +377,9 @@ class PiecewiseLinear(TradeOff):
             a = np.where(ac_in < 0.5, np.clip(1.0 - ac_in, 0.0, 1.0), a)
         self._a = a
         self._b = b
-        self._ac = 1.0 - a if alpha_c is None else np.asarray(alpha_c, dtype=float)
+        # below α = 1/2 the value itself is the precise one: 1 − a is within an ulp there, while
+        # a complement summed from the other end carries that sum's rounding
+        self._ac = 1.0 - a if alpha_c is None else np.where(a < 0.5, 1.0 - a, ac_in)
         self._bc = 1.0 - b if beta_c is None else np.asarray(beta_c, dtype=float)
         # The +∞ atom (1 − f(0)) and the finite Q-mass above each breakpoint are kept apart, so
         # that segment masses far below the atom's size are not lost to rounding.
@@ -402,6 +404,8 @@ class PiecewiseLinear(TradeOff):
         self._mass_qinf = self._qinf if mass_q_inf is None else float(mass_q_inf)
         for arr in (self._a, self._b, self._ac, self._bc, self._qc):
             arr.setflags(write=False)
+        # set by constructions that are their own inverse (min{f, f⁻¹}**): inverse() is self
+        self._self_inverse = False
 
     # ---- constructors --------------------------------------------------------------------
     @classmethod
@@ -491,7 +495,10 @@ class PiecewiseLinear(TradeOff):
         # all). δ and ε are computed from the masses themselves, which keep it.
         # At α = 0 the left breakpoint (0, 1 − q_∞) goes: the drop becomes part of 1 − f(0),
         # so evaluation stays on the pessimistic side.
-        zero = np.flatnonzero(np.diff(a) <= 0)
+        # Near α = 1 the complements ac carry the P-mass (a δ = 1e-300 atom at loss −∞ moves ac
+        # from 1e-300 to 0): such a segment has length in 1 − α and is kept.
+        with np.errstate(invalid="ignore"):
+            zero = np.flatnonzero(np.where(a[1:] > 0.5, np.diff(ac) >= 0, np.diff(a) <= 0))
         if zero.size:
             drop = np.unique(zero[zero < a.size - 1])
             if drop.size:
@@ -583,6 +590,33 @@ class PiecewiseLinear(TradeOff):
             v = v * (1.0 - 2e-15) if self._side == "lower" else v * (1.0 + 2e-15)
         return v
 
+    def _eval_pair(
+        self, alpha: np.ndarray, alpha_c: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(f(α), 1 − f(α)) at α given with its complement 1 − α (both known to full relative
+        precision): above α = 1/2 the curve is read in the complement coordinates, so points
+        1e-300 apart near α = 1 stay apart. The same rounding rules as ``_eval``."""
+        alpha = np.asarray(alpha, dtype=float)
+        alpha_c = np.asarray(alpha_c, dtype=float)
+        hi = alpha > 0.5
+        v = np.interp(alpha, self._a, self._b)
+        vc = np.interp(alpha, self._a, self._bc)
+        if hi.any():
+            ac_r, b_r, bc_r = self._ac[::-1], self._b[::-1], self._bc[::-1]
+            v = np.where(hi, np.interp(alpha_c, ac_r, b_r), v)
+            vc = np.where(hi, np.interp(alpha_c, ac_r, bc_r), vc)
+        big = vc > 0.5  # f < 1/2: 1 − f is better from f itself
+        vc = np.where(big, 1.0 - v, vc)
+        if self._offset == 0.0 and not self._bound:
+            at0 = alpha == 0.0
+            v = np.where(at0, 1.0 - self._mass_qinf, v)
+            vc = np.where(at0, self._mass_qinf, vc)
+        if self._bound:
+            r = -2e-15 if self._side == "lower" else 2e-15
+            vc = vc - r * v
+            v = v * (1.0 + r)
+        return v, vc
+
     def _as_upper(self) -> PiecewiseLinear:
         """The same curve read as a certified UPPER curve: δ and ε rounded down, not up."""
         if self._side == "upper":
@@ -606,6 +640,8 @@ class PiecewiseLinear(TradeOff):
     def inverse(self) -> PiecewiseLinear:
         """f⁻¹: breakpoints swapped (exact); T(P, Q)⁻¹ = T(Q, P)."""
         # from the masses only for a probability pair (an engine curve's grid measure is not one)
+        if self._self_inverse:
+            return self
         plain = self._offset == 0.0 and self._mass_qinf == self._qinf and not self._bound
         if plain and (self._qinf > 0 or self._given_masses is not None):
             p, q, loss = self._masses

@@ -89,8 +89,10 @@ def dist(p: Sequence[float], q: Sequence[float], normalize: bool = True) -> list
 def rr_dist(eps: float) -> list[Outcome]:
     """Binary randomized response f_{ε,0} = T(Bern(e^ε/(1+e^ε)), Bern(1/(1+e^ε))), exactly."""
     e = M(eps)
-    s = 1 / (1 + mp.exp(-e))
-    r = 1 / (1 + mp.exp(e))
+    s = 1 / (1 + mp.exp(-abs(e)))
+    r = 1 - s  # exact (Sterbenz: s ≥ 1/2), so that the masses sum to exactly 1
+    if e < 0:
+        r, s = s, r
     return merge([(e, r, s), (-e, s, r)])
 
 
@@ -98,10 +100,15 @@ def eps_delta_dist(eps: float, delta: float) -> list[Outcome]:
     """f_{ε,δ} = f_{ε,0} ⊗ f_{0,δ} as a 4-outcome pair: a Q-atom δ at +∞, a P-atom δ at −∞."""
     d = M(delta)
     out = [(INF, ZERO, d), (-INF, d, ZERO)]
-    if eps == 0:
-        out.append((ZERO, 1 - d, 1 - d))
-    else:
-        out += [(l, (1 - d) * p, (1 - d) * q) for l, p, q in rr_dist(eps)]
+    # at 1500 digits, so that the masses sum to 1 to far below any δ (1 − 1e-300 is not a
+    # 60-digit number): a zero of a group curve near α = 1 sits at 1 − δ·(…) exactly
+    with mp.workdps(1500):
+        if eps == 0:
+            out.append((ZERO, 1 - d, 1 - d))
+        else:
+            (l1, p1, q1), (l2, p2, q2) = rr_dist(eps)
+            a1, b1 = (1 - d) * p1, (1 - d) * q1
+            out += [(l1, a1, b1), (l2, (1 - d) - a1, (1 - d) - b1)]
     return merge(out)
 
 
@@ -363,18 +370,25 @@ class PL:
         breakpoints of g_{j−1} and the preimages of f's breakpoints. The new curve's masses are
         differences of evaluated points, so this runs at 1500 digits (exact to far below any
         mass in the suite)."""
-        g = self
         with mp.workdps(1500):
+            # the breakpoints again at 1500 digits, so that A + Ac = 1 and B + Bc = 1 hold to
+            # that precision (at 15 digits the two sums differ by an ulp, which a chain of
+            # preimages near α = 1 turns into spurious tiny values of β)
+            f = g = PL(self.pos, list(zip(self.dp, self.dq, strict=False)), self._loss)
             for _ in range(k - 1):
                 xs = set(g.A)
-                for ac in self.Ac:  # 1 − g(α) = A_i(f)  ⇔  g(α) = Ac_i
+                for ac in f.Ac:  # 1 − g(α) = A_i(f)  ⇔  g(α) = Ac_i
                     if ac <= g.B[0]:
                         xs.add(g.preimage(ac))
                 xs = sorted(xs)
                 vals = []
+                tiny = mp.mpf(10) ** -1400  # rounding of this 1500-digit computation
                 for x in xs:
                     _, gc = g.beta2(x)
-                    vals.append(self.beta2(gc))
+                    v, vc = f.beta2(gc)
+                    if abs(v) < tiny:  # a zero of f reached through a computed preimage
+                        v, vc = ZERO, ONE
+                    vals.append((v, vc))
                 pos = vals[0][1]
                 segs = []
                 for i in range(len(xs) - 1):
@@ -387,7 +401,16 @@ def hull(*curves: PL) -> PL:
     """min{f, g, …}**: the lower convex hull of all breakpoints (the convex envelope of a min of
     convex piecewise-linear functions is the hull of their breakpoints). A hull edge between two
     breakpoints of the same curve carries the sum of that curve's masses in between; an edge
-    bridging two curves takes coordinate differences (from the end where they are small)."""
+    bridging two curves takes coordinate differences (from the end where they are small).
+
+    Runs at 1500 digits, with every curve's breakpoints rebuilt there, so that points 1e-302
+    apart next to α = 1 (a tiny atom at loss −∞) stay apart."""
+    with mp.workdps(1500):
+        out = _hull([PL(c.pos, list(zip(c.dp, c.dq, strict=False))) for c in curves])
+    return PL(+out.pos, [(+p, +q) for p, q in zip(out.dp, out.dq, strict=False)])
+
+
+def _hull(curves: list[PL]) -> PL:
     pts = []
     for ci, c in enumerate(curves):
         for k, (a, ac, b, bc) in enumerate(c.points()):

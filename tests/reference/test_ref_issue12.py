@@ -260,3 +260,31 @@ def test_item10_laplace_epsilon_outward() -> None:
             if M(got) < r:
                 bad.append(f"Laplace({mu}).epsilon({d}) = {got!r} < exact {mp.nstr(r, 20)}")
     assert not bad, "\n".join(bad)
+
+
+def test_group_atom_near_one_survives_repeated_steps() -> None:
+    # group(f_{ε,δ}, k) vanishes from α = 1 − δ(1 + e^ε + … + e^{(k−1)ε}) on (each step g_j =
+    # f(1 − g_{j−1}) moves the zero by δ e^{(j−1)ε}); its inverse carries that mass as its +∞
+    # atom. fdp once read 1 − g from a rounded α and kept δ = 1e-300 after three steps.
+    eps, delta, k = 3.0, 1e-300, 4
+    with mp.workdps(50):
+        atom = mp.mpf(delta) * mp.fsum(mp.e ** (j * eps) for j in range(k))
+    got = fdp.EpsDelta(eps, delta).group(k).inverse().delta(math.inf)
+    assert float(atom) * (1 - 1e-12) <= got <= float(atom) * (1 + 1e-12)
+
+
+def test_subsample_of_engine_curve_keeps_the_far_tail() -> None:
+    # C_p(f) = min{f_p, f_p⁻¹}** of the engine's lower curve of G(0.3): its hull was once taken
+    # on rounded β (all 1.0 near α = 0), which dropped the steep kinks, and its inverse rebuilt
+    # from swapped breakpoints lost masses below the 5e-43 atom: δ(1.346) read 2.6e-43, below
+    # the true 1.2e-31. δ_{f_p}(ε) = p δ_f(log(1 + (e^ε − 1)/p)) (Balle, Barthe, Gaboardi 2018,
+    # Thm 8), and δ_f of G_μ in closed form (Dong, Roth, Su 2022, Cor 2.13).
+    mu, p, eps = 0.3, 0.1, 1.346470588235294
+    with mp.workdps(60):
+        e2 = mp.log(1 + (mp.exp(eps) - 1) / p)
+        ref = p * (mp.ncdf(-e2 / mu + mu / 2) - mp.exp(e2) * mp.ncdf(-e2 / mu - mu / 2))
+    c = fdp.compose(fdp.Gaussian(mu), numeric=True).subsample(p)
+    for d in (c.delta(eps), c.inverse().delta(eps), c.lower.delta(eps)):
+        assert float(ref) <= d <= 1.01 * float(ref)
+    lo, hi = c.epsilon_bracket(1e-20)
+    assert lo <= hi
