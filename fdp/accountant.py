@@ -337,7 +337,7 @@ def curve_to_spec(curve: TradeOff) -> dict[str, Any]:
                 "base": curve_to_spec(curve.base)}
     if isinstance(curve, Inverse):
         return {"family": "Inverse", "base": curve_to_spec(curve.base)}
-    if type(curve) is PiecewiseLinear and curve.kind == "exact" and curve._offset == 0.0:
+    if isinstance(curve, PiecewiseLinear) and curve.kind == "exact" and curve._offset == 0.0:
         p, q, loss = curve._masses
         return {
             "family": "PiecewiseLinear",

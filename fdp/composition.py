@@ -27,6 +27,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from ._checks import check_int, check_scalar
+from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity
 from .pld import compose_numeric
 from .tradeoff import LossBins, PiecewiseLinear, TradeOff
@@ -195,7 +196,7 @@ def _binomial_power(f: PiecewiseLinear, n: int) -> PiecewiseLinear:
     q_inf = -math.expm1(n * math.log1p(-f.q_inf)) if f.q_inf < 1.0 else 1.0
     # p, q are the masses of outcomes without a +∞ draw: scale by P(no +∞ draw) = 1 for P and
     # (1 − q_∞)^n for Q, which the binomial terms of q already carry (q₀ + q₁ = 1 − q_∞)
-    return PiecewiseLinear.from_masses(p, q, q_inf=q_inf, loss=loss)
+    return PiecewiseLinear.from_masses(p, q, q_inf=q_inf, loss=loss, name=f"{f!r}^{n}")
 
 
 def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear | None:
@@ -230,7 +231,8 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear
             np.maximum.at(lmax, inv, loss)
             loss = lmax
     q_inf = -math.expm1(keep_inf) if keep_inf > -math.inf else 1.0
-    return PiecewiseLinear.from_masses(p, q, q_inf=q_inf, loss=loss)
+    name = " ⊗ ".join(f"{c!r}^{n}" if n > 1 else repr(c) for c, n in curves)
+    return PiecewiseLinear.from_masses(p, q, q_inf=q_inf, loss=loss, name=name)
 
 
 # ---------------------------------------------------------------------------------- front end
@@ -353,5 +355,5 @@ def _closed_form(items: list[tuple[TradeOff, int]]) -> TradeOff | None:
     if d == 0.0:
         return inner
     if isinstance(inner, PiecewiseLinear):
-        return _delta_mix_pl(inner, d)
+        return _named(_delta_mix_pl(inner, d), f"{inner!r} ⊗ EpsDelta(eps=0, delta={d:.6g})")
     return DeltaMix(inner, d)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ._checks import check_int, check_scalar
 from ._numerics import line_envelope, lower_hull_c, norm_cdf
+from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Bracketed
 from .tradeoff import Inverse, LossBins, PiecewiseLinear, TradeOff
@@ -243,11 +244,11 @@ def group(f: TradeOff, k: int) -> TradeOff:
         lost: list[bool] = []
         lo = _group_pl(f, k, lost_out=lost)
         if f.kind != "exact" or not lost:
-            return lo
+            return _named(lo, f"group({f!r}, {k})")
         # kinks were lost to underflow: the exact curve lies between the two
         return Bracketed(lo, _group_pl(f, k, side="upper"), name=f"group({f!r}, {k})")
     if f.kind == "approximation":
-        return _group_pl(f.to_piecewise(), k)
+        return _named(_group_pl(f.to_piecewise(), k), f"group({f!r}, {k})")
     if isinstance(f, Bracketed):
         lo, hi = f.lower, f.upper
     else:
@@ -289,7 +290,7 @@ def symmetrize(f: TradeOff) -> TradeOff:
     if isinstance(f, (Gaussian, Laplace, EpsDelta, Identity, Subsampled)):
         return f
     if isinstance(f, PiecewiseLinear):
-        return min_envelope(f, f.inverse(), symmetric=True)
+        return _named(min_envelope(f, f.inverse(), symmetric=True), f"symmetrize({f!r})")
     if isinstance(f, Bracketed) or f.kind != "approximation":
         lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)
         return Bracketed(
@@ -546,7 +547,9 @@ def subsample(f: TradeOff, p: float) -> TradeOff:
         return Subsampled(f, p)
     if isinstance(f, PiecewiseLinear):
         fp = _mixture_pl(f, p)
-        return min_envelope(fp, fp.inverse(), symmetric=True)
+        return _named(
+            min_envelope(fp, fp.inverse(), symmetric=True), f"subsample({f!r}, {p:.6g})"
+        )
     if f.kind == "approximation":
         return subsample(f.to_piecewise(), p)
     lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)

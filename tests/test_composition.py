@@ -41,7 +41,7 @@ def brackets(h: fdp.TradeOff, exact: fdp.TradeOff, tol: float = 1e-10) -> bool:
 
 
 def kov_delta_mp(eps: float, delta: float, k: int, eps_total: float) -> float:
-    """KOV Thm 3.3 at 50 digits (MATH §4)."""
+    """KOV Thm 3.3 at 50 digits (theory §4)."""
     mp.mp.dps = 50
     e, et = mp.mpf(eps), mp.mpf(eps_total)
     s = sum(

@@ -209,11 +209,6 @@ def test_randomized_response_is_grr() -> None:
     assert not isinstance(rr, M.FrequencyOracle)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="fdp/accountant.py curve_to_spec accepts only type(curve) is PiecewiseLinear; the "
-    "fix is isinstance(curve, PiecewiseLinear) there (then remove this marker)",
-)
 def test_accountant_serializes_mechanism_curves() -> None:
     acc = fdp.Accountant(neighbours="replace-one")
     acc.compose(M.grr(1.0, 5), 3)

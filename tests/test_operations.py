@@ -1,5 +1,5 @@
 """Tests of fdp.operations: group privacy, symmetrization, subsampling (DRS Thm 2.14, Def F.1,
-Thm 4.2; MATH §5–7), each against an independent computation or closed form."""
+Thm 4.2; theory §5–7), each against an independent computation or closed form."""
 
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ def test_min_envelope_is_the_convex_envelope() -> None:
 
 # ------------------------------------------------------------------------------- subsample
 def explicit_cp_gaussian(mu: float, p: float, a: np.ndarray) -> np.ndarray:
-    """DRS Thm 4.2 / MATH §7: f_p on [0, x*], a line, f_p⁻¹ beyond; x* = Φ(−μ/2)."""
+    """DRS Thm 4.2 / theory §7: f_p on [0, x*], a line, f_p⁻¹ beyond; x* = Φ(−μ/2)."""
     g = fdp.Gaussian(mu)
 
     def fp(x: float) -> float:
@@ -220,7 +220,7 @@ def test_subsampled_loss_bins_conserve_mass(edges: np.ndarray) -> None:
     lb = c._loss_bins(edges)
     assert lb.p.sum() + lb.p_below + lb.p_above == pytest.approx(1.0, abs=1e-12)
     assert lb.q.sum() + lb.q_below + lb.q_above + lb.q_inf == pytest.approx(1.0, abs=1e-12)
-    # symmetric curve: Q-mass at loss l equals P-mass at −l (DRS; MATH §1)
+    # symmetric curve: Q-mass at loss l equals P-mass at −l (DRS; theory §1)
     if edges[0] == -edges[-1] and edges.size > 100:
         inner = slice(1, -1)  # bins (e_j, e_j+1] mirror [−e_j+1, −e_j): compare away from 0
         np.testing.assert_allclose(

@@ -3,8 +3,8 @@
 The certificate the engine rests on is per curve: on its grid, the optimistic measure's privacy
 profile lies below the true δ(ε) and the connect-the-dots measure's above it, at every ε. These
 tests check that pointwise on dense ε grids against the closed forms (Gaussian: DRS Cor 2.13;
-Laplace: MATH §2; the mixture identity for subsampled curves, MATH §7; exact profiles of
-discrete pairs, MATH §3), for aligned and misaligned grids. Composed brackets are checked
+Laplace: theory §2; the mixture identity for subsampled curves, theory §7; exact profiles of
+discrete pairs, theory §3), for aligned and misaligned grids. Composed brackets are checked
 against G_{μ√n} (DRS Cor 3.3), and the width predictor against the achieved width.
 """
 
@@ -147,7 +147,7 @@ def test_bad_grid_step() -> None:
 @settings(max_examples=25, deadline=None)
 def test_coupled_mode_brackets_exact_products(pair: tuple, n: int) -> None:  # type: ignore[type-arg]
     # the fallback for atoms no grid can align: upper side from connect-the-dots plus a Hoeffding
-    # shift; forced on every curve here and checked against the exact product (MATH §4)
+    # shift; forced on every curve here and checked against the exact product (theory §4)
     f = fdp.from_distributions(*pair)
     exact = fdp.compose(f, repeat=n)
     assume(exact.kind == "exact")  # small enough for the exact product
@@ -188,12 +188,12 @@ def test_incommensurate_point_masses_are_aligned() -> None:
 
 
 def test_moments_and_atom_masses_against_closed_forms() -> None:
-    # Q-loss of G_μ is N(μ²/2, μ²); of L_μ its mean is KL = μ + e^{−μ} − 1 (MATH §8, symmetric)
+    # Q-loss of G_μ is N(μ²/2, μ²); of L_μ its mean is KL = μ + e^{−μ} − 1 (theory §8, symmetric)
     m, v = pld._moments(fdp.Gaussian(0.7))
     assert m == pytest.approx(0.245, rel=1e-4) and v == pytest.approx(0.49, rel=1e-4)
     m, _ = pld._moments(fdp.Laplace(0.5))
     assert m == pytest.approx(0.5 + math.exp(-0.5) - 1, rel=1e-4)
-    # C_p has an atom at loss 0 of mass y* − x* (the linear piece, MATH §7); regression: midpoint
+    # C_p has an atom at loss 0 of mass y* − x* (the linear piece, theory §7); regression: midpoint
     # moments moved it by half a bin and made E_Q[L] = KL(Q‖P) negative
     c = Subsampled(fdp.Gaussian(1 / 1.1), 256 / 60000)
     m, _ = pld._moments(c)

@@ -222,7 +222,7 @@ def check_bracket(
 
 # ------------------------------------------------------------------------ axioms
 def check_axioms(f: object, fails: Failures, name: str = "f") -> None:
-    """Trade-off axioms (MATH §1) on a dense grid with both tails."""
+    """Trade-off axioms (theory §1) on a dense grid with both tails."""
     curves = [(name, f)]
     if f.kind == "bracket":
         curves += [(name + ".lower", f.lower), (name + ".upper", f.upper)]

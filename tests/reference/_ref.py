@@ -1,6 +1,6 @@
 """Independent references for the reference suite, in mpmath at 60 significant digits.
 
-Nothing in this module imports fdp. Every reference is computed from first principles (MATH.md):
+Nothing in this module imports fdp. Every reference is computed from first principles (docs/theory.rst):
 
 - Discrete pairs (P, Q) are lists of outcomes ``(loss, p, q)`` with loss = log(q/p) ∈ ℝ ∪ {±∞}.
   Products are formed exactly by convolving outcome masses (multinomial types for repeats, a
@@ -8,13 +8,13 @@ Nothing in this module imports fdp. Every reference is computed from first princ
 - A discrete pair becomes an exact piecewise-linear curve :class:`PL` by Neyman–Pearson: outcomes
   in decreasing loss order, α = cumulative P-mass, β = 1 − cumulative Q-mass. Every breakpoint is
   stored with both complements (1 − α and 1 − β, as sums from the other end), so tails keep their
-  relative precision. δ(ε) = max_k (1 − β_k − e^ε α_k) over breakpoints (MATH §3), and
+  relative precision. δ(ε) = max_k (1 − β_k − e^ε α_k) over breakpoints (theory §3), and
   ε(δ) = max(0, max_k log((1 − β_k − δ)/α_k)): both exact formulas for a piecewise-linear curve.
 - Inverse (swap the coordinates), mixtures p f + (1 − p) Id, the lower convex hull min{f, g}**,
   C_p(f) = min{f_p, f_p⁻¹}**, symmetrization min{f, f⁻¹}**, Poisson add/remove pairs and group
   privacy 1 − (1 − f)^{∘k} (evaluated by composing the curve with itself) are built on PL curves.
 - G_μ: Φ(Φ⁻¹(1 − α) − μ) and δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (valid for all real ε).
-- L_μ: the closed forms (MATH §2), δ(ε) for all real ε: 1 − e^ε (ε ≤ −μ), 1 − e^{(ε−μ)/2}
+- L_μ: the closed forms (theory §2), δ(ε) for all real ε: 1 − e^ε (ε ≤ −μ), 1 − e^{(ε−μ)/2}
   (|ε| < μ), 0 (ε ≥ μ).
 - Compositions with Laplace factors: δ_{L ⊗ R}(ε) = E_Q[δ_R(ε − L)] over the Laplace loss under Q
   (atoms at ±μ and a density on (−μ, μ)), integrated by mpmath quadrature split at the kinks.
@@ -304,7 +304,7 @@ class PL:
         return self.beta2(alpha)[0]
 
     def delta(self, eps: object) -> object:
-        """δ(ε) = max_k (1 − β_k − e^ε α_k), any real ε (MATH §3); the maximum sits at the
+        """δ(ε) = max_k (1 − β_k − e^ε α_k), any real ε (theory §3); the maximum sits at the
         breakpoint after the segments with loss > ε."""
         e = M(eps)
         if e == INF:
@@ -444,12 +444,12 @@ def _hull(curves: list[PL]) -> PL:
 
 
 def symmetrize(f: PL) -> PL:
-    """min{f, f⁻¹}** (the one-sided-guarantee symmetrization, MATH §6)."""
+    """min{f, f⁻¹}** (the one-sided-guarantee symmetrization, theory §6)."""
     return hull(f, f.inverse())
 
 
 def subsample(f: PL, p: float) -> PL:
-    """C_p(f) = min{f_p, f_p⁻¹}** (MATH §7)."""
+    """C_p(f) = min{f_p, f_p⁻¹}** (theory §7)."""
     fp = f.mixture(p)
     return hull(fp, fp.inverse())
 
@@ -591,7 +591,7 @@ class SubsampledSymRef:
     """C_p(f) = min{f_p, f_p⁻¹}** for a symmetric, strictly convex-at-x* reference f (G_μ, L_μ),
     f_p = p f + (1 − p) Id. f is symmetric, so f_p⁻¹ is the reflection of f_p in the diagonal and
     the convex envelope is f_p up to the point x* where f_p' = −1 (⇔ f'(x*) = −1), the line of
-    slope −1, then f_p⁻¹ (MATH §7). For G_μ, x* = Φ(−μ/2); for L_μ, x* = e^{−μ/2}/2.
+    slope −1, then f_p⁻¹ (theory §7). For G_μ, x* = Φ(−μ/2); for L_μ, x* = e^{−μ/2}/2.
     For ε ≥ 0 the sup defining δ(ε) lies on the f_p part, whose loss is log(1 − p + p e^L):
     δ(ε) = p δ_f(log(1 + (e^ε − 1)/p))."""
 
@@ -740,7 +740,7 @@ class MixtureRef:
 
 # ============================================================================ Laplace
 class LaplaceRef:
-    """L_μ = T(Lap(0,1), Lap(μ,1)) (MATH §2)."""
+    """L_μ = T(Lap(0,1), Lap(μ,1)) (theory §2)."""
 
     cheap_epsilon = True
 

@@ -3,7 +3,7 @@
 - f_{ε,δ} = f_{ε,0} ⊗ f_{0,δ} as an exact 4-outcome pair (randomized response scaled by 1 − δ,
   a Q-atom δ at +∞ and a P-atom δ at −∞);
 - f_{ε,δ}^{⊗k} (KOV Thm 3.3): the binomial pair Bin(k, e^ε/(1+e^ε)) vs Bin(k, 1/(1+e^ε)),
-  times f_{0,δ}^{⊗k} = f_{0, 1−(1−δ)^k} (computed in mp); cross-checked against MATH §4's KOV
+  times f_{0,δ}^{⊗k} = f_{0, 1−(1−δ)^k} (computed in mp); cross-checked against theory §4's KOV
   formula in test_ref_selfcheck.py;
 - f ⊗ f_{0,δ}: β = (1 − δ) f(α/(1 − δ)), δ' = δ + (1 − δ) δ_f (from the product pair);
 - group(k): 1 − (1 − f)^{∘k} composed directly on the exact curve.

@@ -1,4 +1,4 @@
-"""Gaussian curves against mpmath closed forms (MATH §2–§7), computed in the test:
+"""Gaussian curves against mpmath closed forms (theory §2–§7), computed in the test:
 
 - G_μ(α) = Φ(Φ⁻¹(1 − α) − μ), δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2), ε(δ) by root finding;
 - compositions: G_{μ₁} ⊗ … ⊗ G_{μ_n} = G_{√Σμ²}, also for the engine (numeric=True) and for

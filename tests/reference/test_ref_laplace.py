@@ -1,4 +1,4 @@
-"""Laplace curves against mpmath references (MATH §2, §4, §5, §7):
+"""Laplace curves against mpmath references (theory §2, §4, §5, §7):
 
 - L_μ closed forms; δ(ε) = 1 − e^{(ε−μ)/2} on [0, μ]; ε(δ) = μ + 2 log(1 − δ);
 - L_a ⊗ L_b: δ(ε) = E_Q[δ_{L_b}(ε − L)] over the Laplace loss under Q (atoms ±a, density on

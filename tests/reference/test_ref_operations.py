@@ -2,11 +2,11 @@
 compositions (exact products, engine results, nested engine results), against mpmath references:
 
 - group: 1 − (1 − f)^{∘k}, evaluated by composing the exact reference curve with itself;
-- symmetrize: min{f, f⁻¹}** (the one-sided-guarantee symmetrization, MATH §6), by a lower convex
+- symmetrize: min{f, f⁻¹}** (the one-sided-guarantee symmetrization, theory §6), by a lower convex
   hull of the breakpoints of f and f⁻¹;
-- subsample: C_p(f) = min{f_p, f_p⁻¹}**, f_p = p f + (1 − p) Id (MATH §7);
+- subsample: C_p(f) = min{f_p, f_p⁻¹}**, f_p = p f + (1 − p) Id (theory §7);
 - Poisson: add = p f + (1 − p) Id, remove = (p f⁻¹ + (1 − p) Id)⁻¹, symmetric =
-  min{add, add⁻¹, remove, remove⁻¹}** (MATH §7).
+  min{add, add⁻¹, remove, remove⁻¹}** (theory §7).
 
 Each result is also checked against the trade-off axioms, and composed again where cheap.
 """

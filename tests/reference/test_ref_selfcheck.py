@@ -33,7 +33,7 @@ TINY = mp.mpf(10) ** -40
 
 
 def kov_formula(eps: float, delta: float, k: int, et: object) -> object:
-    """MATH §4 / KOV Thm 3.3: δ_k(ε̃) = 1 − (1−δ)^k [1 − (1+e^ε)^{−k} Σ_l C(k,l)
+    """theory §4 / KOV Thm 3.3: δ_k(ε̃) = 1 − (1−δ)^k [1 − (1+e^ε)^{−k} Σ_l C(k,l)
     (e^{(k−l)ε} − e^{ε̃ + lε})₊]."""
     e, d, et = M(eps), M(delta), M(et)
     s = mp.fsum(mp.binomial(k, l) * max(mp.exp((k - l) * e) - mp.exp(et + l * e), 0)
