@@ -727,7 +727,7 @@ def _tilts(comps: list[_Component], top: float) -> list[float]:
             lo, hi = hi, hi * 2.0
         else:
             break
-        for _ in range(30):
+        for _ in range(8):  # any θ is valid: a rough saddlepoint (within 1/256 of the bracket)
             mid = 0.5 * (lo + hi)
             if _tilted_mean(comps, mid) < target:
                 lo = mid
@@ -833,11 +833,18 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     # from the components' MGFs, the same for both sides): the upper side must subtract it; the
     # lower side may keep it (it only adds mass), but it counts when choosing the tilt
     alias: dict[float, np.ndarray] = {}
+    # The exponent min_t [lm_t − θℓ − t(ℓ + Nh)] is a minimum of lines in ℓ, so concave: its
+    # linear interpolation between every 64th grid point lies below it (a larger, still valid
+    # bound) and costs 1/64 of evaluating all lines everywhere.
+    step = 64
+    sub = np.append(np.arange(0, N, step), N - 1)
     for theta in thetas[1:]:  # (the lower side only, see below)
         lm = sum(c.count * c.log_mgf(theta + t_al) for c in comps)
-        expo = np.full(N, np.inf)
-        for lm_t, t in zip(lm, t_al, strict=True):
-            np.minimum(expo, lm_t - theta * loss - t * (loss + N * h), out=expo)
+        ls = loss[sub]
+        expo_s = np.min(
+            lm[:, None] - theta * ls[None, :] - t_al[:, None] * (ls[None, :] + N * h), axis=0
+        )
+        expo = np.interp(loss, ls, expo_s)
         with np.errstate(under="ignore"):
             alias[theta] = np.exp(np.minimum(expo, 700.0))
     for side in ("lower", "upper"):
@@ -946,14 +953,17 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     # (when the masses overshoot 1 — the lower side adds its round-off bound at every point,
     # which e^{−ℓ} amplifies at low losses — the curve is cut where α passes 1 and 1 − α is
     # only needed below the cut: it is then 1 − a itself)
-    total = math.fsum(p)
+    # (numpy's pairwise sum: error ≤ ⌈log₂ n⌉ u Σp, Higham §4.2, charged with the guard)
+    total = float(p.sum())
     ac = np.zeros(n + 1)
     if total <= 1.5:
         np.cumsum(p[::-1], out=ac[-2::-1])
         ac += 1.0 - total
+        guard = (math.ceil(math.log2(max(n, 2))) + 4) * 1.5 * _U
     else:
         ac = 1.0 - a
-    ac += 4.0 * _U if side == "lower" else -4.0 * _U
+        guard = 4.0 * _U
+    ac += guard if side == "lower" else -guard
     qc = np.zeros(n + 1)
     np.cumsum(w, out=qc[1:])
     b = np.zeros(n + 1)

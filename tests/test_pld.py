@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -233,3 +234,18 @@ def test_window_tail_bound_does_not_explode_with_count() -> None:
     assert mean + 3 * sd < lo <= hi < mean + 6 * sd
     assert hi - lo <= 1e-3 * hi
     assert h.info["grid_points"] <= pld.MAX_GRID
+
+
+def test_nested_engine_curve_on_its_side_past_one_half() -> None:
+    # (G_1^{⊗10})^{⊗3} = G_{√30} (Dong-Roth-Su 2022, Cor 3.3). Past α = 1/2 the engine's curves
+    # are read in 1 − α, summed from the bottom; a rounding guard there scaled by the (huge)
+    # total of the lower side's masses once put the lower curve above the truth (2.1758e-8 vs
+    # 2.1602e-8 at α = 0.5) and at 0 just after it.
+    h = fdp.compose(fdp.Gaussian(1.0), repeat=10, numeric=True) ** 3
+    mu = math.sqrt(30.0)
+    for a in (0.3, 0.5, 0.50001, 0.7, 0.99):
+        with mpmath.workdps(40):
+            exact = float(mpmath.ncdf(-mpmath.sqrt(2) * mpmath.erfinv(2 * mpmath.mpf(a) - 1) - mu))
+        assert h.lower(a) <= exact <= h.upper(a)
+        if a <= 0.7:  # (near α = 1 the lower curve may reach 0 early: sound, not tight)
+            assert h.lower(a) >= exact * (1 - 0.05)
