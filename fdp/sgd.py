@@ -285,6 +285,13 @@ def dpsgd(
     s, p, t, conv = _check(noise_multiplier, sample_rate, steps, sampling, neighbours, sensitivity)
     mu = conv.sensitivity / s
     name = _name("DP-SGD", s, p, t, conv)
+    if p == 1.0:
+        # every example in every step: T Gaussian steps compose to G_{√T·Δ/σ} exactly (Dong,
+        # Roth, Su 2022, Cor 3.3); no subsampling, so the two directions coincide
+        exact = Gaussian(math.sqrt(t) * mu)
+        info = {"symmetric": True, "exact": True, "items": [(Gaussian(mu), t)],
+                **_info(s, p, t, conv)}
+        return Bracketed(exact, lambda: exact, name=name, info=info)  # type: ignore[arg-type]
     if conv.sampling == "uniform":
         h = compose(subsample(Gaussian(mu), p), repeat=t, numeric=True, tol=tol)
         if not isinstance(h, Bracketed):  # pragma: no cover - the engine always brackets

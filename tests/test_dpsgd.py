@@ -204,3 +204,20 @@ def test_bad_conventions() -> None:
             dpsgd_clt(1.0, 0.1, 10, sampling="uniform", sensitivity=bad)
     with pytest.raises(ValueError, match="neighbours"):
         dpsgd_clt(1.0, 0.1, 10, sampling="uniform", neighbours="add-remove")
+
+
+@pytest.mark.parametrize("sampling", ["poisson", "uniform"])
+def test_full_batch_is_exactly_gaussian(sampling: str) -> None:
+    # p = 1: T Gaussian steps of sensitivity Δ and noise σ compose to G_{√T·Δ/σ} (Dong, Roth,
+    # Su 2022, Cor 3.3); Δ = 1 (add/remove) or 2 (replace-one). Closed form in mpmath.
+    import mpmath
+
+    h = fdp.dpsgd(1.3, 1.0, 400, sampling)
+    mu = math.sqrt(400) * (1.0 if sampling == "poisson" else 2.0) / 1.3
+    eps = 5.0
+    with mpmath.workdps(40):
+        ref = mpmath.ncdf(-eps / mu + mu / 2) - mpmath.exp(eps) * mpmath.ncdf(-eps / mu - mu / 2)
+    assert h.delta(eps) == pytest.approx(float(ref), rel=1e-9)
+    lo, hi = h.epsilon_bracket(1e-6)
+    assert lo == hi
+    assert h.info["neighbours"] and h.info["sensitivity"]
