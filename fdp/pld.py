@@ -839,7 +839,7 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     step = 64
     sub = np.append(np.arange(0, N, step), N - 1)
     for theta in thetas[1:]:  # (the lower side only, see below)
-        lm = sum(c.count * c.log_mgf(theta + t_al) for c in comps)
+        lm = np.sum([c.count * c.log_mgf(theta + t_al) for c in comps], axis=0)
         ls = loss[sub]
         expo_s = np.min(
             lm[:, None] - theta * ls[None, :] - t_al[:, None] * (ls[None, :] + N * h), axis=0

@@ -291,7 +291,7 @@ def dpsgd(
         exact = Gaussian(math.sqrt(t) * mu)
         info = {"symmetric": True, "exact": True, "items": [(Gaussian(mu), t)],
                 **_info(s, p, t, conv)}
-        return Bracketed(exact, lambda: exact, name=name, info=info)  # type: ignore[arg-type]
+        return Bracketed(exact, lambda: exact, name=name, info=info)  # type: ignore[arg-type, return-value]
     if conv.sampling == "uniform":
         h = compose(subsample(Gaussian(mu), p), repeat=t, numeric=True, tol=tol)
         if not isinstance(h, Bracketed):  # pragma: no cover - the engine always brackets
