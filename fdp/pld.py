@@ -477,8 +477,12 @@ class _Component:
         # composition of them). Not the MGF of max(w, wc, wo): that measure's mass exceeds 1 by
         # the drift, which n-fold composition amplifies to e^{n·drift}. Masses are summed in
         # blocks of b ≤ 16 grid points placed at the block's top (t > 0) or bottom (t < 0): an
-        # upper bound on the MGF, off by at most e^{|t| (b−1) h}, which the window absorbs.
+        # upper bound on the MGF, off by at most e^{|t| (b−1) h}, which the window absorbs: over n
+        # steps that moves the composed loss by n (b−1) h, kept below a tenth of the steps'
+        # standard deviation √n·sd (long runs get b = 1).
         b = max(1, min(16, self.w.size // 40_000))
+        sd_n = math.sqrt(count * max(self.var, 0.0))
+        b = max(1, min(b, 1 + int(0.1 * sd_n / (count * h))))
         start = edges[0] + h * b * np.arange(-(-self.w.size // b))
         self._blk = (start, start + h * (b - 1))
         self._logwb = []
@@ -493,14 +497,18 @@ class _Component:
         grid losses (the largest of the three), for t all > 0 or < 0."""
         loss = self._blk[1] if t[0] > 0 else self._blk[0]
         out = np.full(t.size, -np.inf)
+        # (in chunks of t, so that the (t, grid) matrix stays near 2²¹ entries)
+        step = max(1, (1 << 21) // max(loss.size, 1))
         for lw in self._logwb:
-            x = lw[None, :] + t[:, None] * loss[None, :]
-            m = x.max(axis=1)
-            if not np.isfinite(m).any():
-                continue
-            with np.errstate(divide="ignore", invalid="ignore"):
-                val = m + np.log(np.exp(x - m[:, None]).sum(axis=1))
-            out = np.maximum(out, np.where(np.isfinite(m), val, -np.inf))
+            for i in range(0, t.size, step):
+                tt = t[i : i + step]
+                x = lw[None, :] + tt[:, None] * loss[None, :]
+                m = x.max(axis=1)
+                m0 = np.where(np.isfinite(m), m, 0.0)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    val = m + np.log(np.exp(x - m0[:, None]).sum(axis=1))
+                val = np.where(np.isfinite(m), val, -np.inf)
+                out[i : i + step] = np.maximum(out[i : i + step], val)
         return out
 
 
