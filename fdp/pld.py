@@ -699,49 +699,41 @@ _U = UNIT_ROUNDOFF
 _ETA_FFT = 12.0 * _U
 
 
-def _tilted_mean(comps: list[_Component], theta: float) -> float:
-    """Mean of the composed grid measure tilted by e^{θℓ}: Σ_c n_c E_{w_c e^{θℓ}}[ℓ]."""
-    out = 0.0
-    for c in comps:
-        w, loss = c.w, c.loss[: c.w.size]
-        pos = w > 0
-        if not pos.any():
-            continue
-        lw = np.log(w[pos]) + theta * loss[pos]
-        p = np.exp(lw - lw.max())
-        out += c.count * float((p * loss[pos]).sum() / p.sum())
-    return out
-
-
 def _tilts(comps: list[_Component], top: float) -> list[float]:
-    """Exponential tilts θ for the FFT: 0 for the bulk, then the saddlepoints θ whose tilted
-    composed measures are centred at mean + 7 sd and + 14 sd below the top of the window
-    (any θ is valid: the error bounds decide per grid point which result is used). On
-    Gaussian-like tails this keeps δ(ε) well within 1 % down to about 1e-40."""
+    """Exponential tilts θ for the FFT: 0 for the bulk, then the Chernoff-optimal θ at the
+    losses a where the Chernoff bound min_t e^{−ta} Π M_i(t)^{n_i} on the composed upper tail
+    is 1e-12 and 1e-28: the tilted measure is centred near a, so δ(ε) keeps its relative
+    precision there whatever the shape of the tail (Gaussian-like or the rare large losses of
+    sparse subsampling). Any θ is valid: the error bounds decide per grid point which result is
+    used."""
     mean = sum(c.count * c.mean for c in comps)
     sd = math.sqrt(sum(c.count * c.var for c in comps))
     out = [0.0]
-    if sd <= 0.0:
+    if sd <= 0.0 or top <= mean:
         return out
-    for z in (7.0, 14.0):
-        target = mean + z * sd
-        if target > top - 2.0 * sd:
-            break
-        lo = out[-1]
-        hi = max(2.0 * lo, 1e-3 / sd)
-        for _ in range(80):  # grow the bracket
-            if _tilted_mean(comps, hi) >= target:
-                break
-            lo, hi = hi, hi * 2.0
+    t = np.geomspace(0.05, 200.0, 48) / sd
+    lm = np.sum([c.count * c.log_mgf(t) for c in comps], axis=0)
+
+    def expo(a: float) -> tuple[float, float]:  # (log Chernoff bound at a, its minimizing t)
+        v = lm - t * a
+        k = int(np.argmin(v))
+        return float(v[k]), float(t[k])
+
+    for log_target in (math.log(1e-12), math.log(1e-28)):
+        lo, hi = mean, top
+        if expo(hi)[0] > log_target:  # the window ends before the tail gets this thin
+            a = hi
         else:
-            break
-        for _ in range(8):  # any θ is valid: a rough saddlepoint (within 1/256 of the bracket)
-            mid = 0.5 * (lo + hi)
-            if _tilted_mean(comps, mid) < target:
-                lo = mid
-            else:
-                hi = mid
-        out.append(hi)
+            for _ in range(40):
+                a = 0.5 * (lo + hi)
+                if expo(a)[0] > log_target:
+                    lo = a
+                else:
+                    hi = a
+            a = hi
+        theta = expo(a)[1]
+        if theta > out[-1] * 1.05:
+            out.append(theta)
     return out
 
 
@@ -924,13 +916,18 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     h = res["h"]
     e_pt = res[f"err_{side}"]  # proved round-off bound per grid point
     loss = res["loss"]
+    # A grid loss origin + k h is computed with a few ulps of error (and an atom aligned to
+    # the grid sits within them of its true loss): the lower side reads every loss that much
+    # higher (δ up), the upper side lower (δ down)
+    eta = 16.0 * _U * max(float(np.max(np.abs(loss))), 1.0)
     if side == "lower":
         w = res["lower"] + e_pt
         q_inf = res["q_inf_lower"] + res["tau"]
         lift = 0.0
+        loss = loss + eta
     else:
         w = res["upper"] - e_pt
-        loss = loss - res["shift"]
+        loss = loss - res["shift"] - eta
         q_inf = res["q_inf_upper"]
         lift = res["tau"] + res["slack"] + res["eta"]
     # On very large grids, merge blocks of k grid points: a block's mass moves to its highest
@@ -943,7 +940,13 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
         loss = first + (h * (k - 1) if side == "lower" else 0.0)
     # w is a proved bound on a nonnegative mass on its side (+ or − the round-off bound), so
     # negative values can be read as 0 on either side
-    nz = w > 0
+    # Masses below 1e-290 (a deep tilt's round-off bound can be denormal) would make P-masses
+    # and losses garbage: the lower side moves them to the +∞ atom (pessimistic), the upper
+    # side drops them (a lower δ: optimistic)
+    tiny = (w > 0) & (w < 1e-290)
+    if tiny.any() and side == "lower":
+        q_inf += float(w[tiny].sum())
+    nz = w >= 1e-290
     if not nz.all():
         w, loss = w[nz], loss[nz]
     w, loss = w[::-1], loss[::-1]  # decreasing loss
@@ -976,7 +979,21 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     np.cumsum(w, out=qc[1:])
     b = np.zeros(n + 1)
     np.cumsum(w[::-1], out=b[-2::-1])  # Q-mass at or below each breakpoint's loss
-    b += (1.0 - q_inf - qc[-1]) + lift  # + Q-mass not accounted for (≥ 0 up to rounding)
+    # + Q-mass not accounted for (≥ 0 up to rounding), with the total from numpy's pairwise sum
+    # (error ≤ ⌈log₂ n⌉ u Σw, not the recursive sum's n u Σw)
+    tot_w = float(w.sum())
+    b += (1.0 - q_inf - tot_w) + lift
+    # The running sums carry their rounding: the k-th of a recursive sum of nonnegative terms
+    # is within (k − 1)u of its value, relatively (Higham 2002, §4.2), and each p_j within 2u.
+    # Each breakpoint moves by that bound on the curve's side (the lower curve left and down,
+    # the upper right and up), so the interpolant stays on its side of the masses' curve.
+    k = np.arange(n + 1, dtype=float)
+    s = 1.0 if side == "upper" else -1.0
+    a = a * (1.0 + s * (k + 3.0) * _U)
+    ac = ac * (1.0 - s * (n - k + 3.0) * _U)
+    lg = math.ceil(math.log2(max(n, 2)))
+    b = b + s * ((n - k + 3.0) * _U * np.abs(b) + (lg + 4.0) * _U * max(tot_w, 1.0))
+    qc = qc * (1.0 - s * (k + 3.0) * _U)
     curve = _valid_curve(a, ac, b, qc, q_inf - lift, side)
     return PiecewiseLinear(
         curve._a, curve._b, alpha_c=curve._ac, beta_c=curve._bc, q_inf=curve.q_inf, q_cum=curve._qc,
@@ -998,7 +1015,12 @@ def _valid_curve(
     bad = (ac < 0.0) | (b < 0.0)
     if bad.any():
         k = int(np.argmax(bad))
-        if k == 0:
+        if k == 0 and side == "lower":
+            # nothing valid remains: the lower bound is the curve β ≡ 0 (never the identity,
+            # which would claim perfect privacy)
+            a, ac, b, qc = np.array([0.0]), np.array([1.0]), np.array([0.0]), np.array([0.0])
+            q_inf = 1.0
+        elif k == 0:  # the upper bound: the identity lies above every curve
             a, ac, b, qc = np.array([0.0]), np.array([1.0]), np.array([1.0]), np.array([0.0])
             q_inf = 0.0
         else:
