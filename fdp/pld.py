@@ -625,8 +625,11 @@ def _plan(
                 len(history) >= 2 and history[-2][0] > hh
             ):
                 break
-            h = min(hh * min(4.0, 0.9 * (target / max(pred, 1e-300)) ** (1.0 / a)),
-                    max(H_MAX, h_floor))
+            if pred <= 0.0:  # nothing to refine (a single atom on the grid, say)
+                break
+            # (the target is met: only ever coarsen here, never below the floor)
+            grow = max(1.0, min(4.0, 0.9 * (target / pred) ** (1.0 / a)))
+            h = max(min(hh * grow, max(H_MAX, h_floor)), h_floor)
             continue
         if good is not None or hh <= h_floor or len(history) >= 6:
             break

@@ -264,3 +264,16 @@ def test_long_run_window_not_widened_by_mgf_blocks() -> None:
     # upper bound: the conservative end must not exceed it
     rdp = fdp.rdp.to_epsilon(10**6 * fdp.rdp.subsampled_gaussian(1.0, 1e-3), delta=1e-6)
     assert hi <= rdp
+
+
+def test_planner_never_refines_below_the_floor_when_the_target_is_met() -> None:
+    # T(Q, P) of a pair with a single finite loss: variance 0, so the ε-width target was
+    # 5e-316 and a predicted width of 0 "met" it; the coarsening step then divided by 1e-300
+    # and shrank the grid to 2e-15 (an 866-million-point component, 6.5 GB).
+    f = fdp.from_distributions([0.012491226196289062, 0.9875087738037109], [1.0, 0.0])
+    h = fdp.compose(f, numeric=True)
+    hi = h.inverse()
+    assert hi.info["grid_step"] >= pld.H_MIN
+    # the inverse has a +∞ atom of 0.98750877…: ε(δ) = ∞ below it (Dong, Roth, Su 2022, Prop 2.12)
+    assert hi.epsilon(1e-3) == math.inf
+    assert hi.delta(50.0) >= 0.9875087738037109

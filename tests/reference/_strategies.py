@@ -3,6 +3,8 @@ float vectors handed to fdp sum to exactly 1 and equal the reference's masses)."
 
 from __future__ import annotations
 
+import os
+
 import math
 
 import numpy as np
@@ -15,6 +17,8 @@ PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
 
 
 def sweep(n: int) -> settings:
+    """n examples (times FDP_REF_SCALE, for a longer hunt: FDP_REF_SCALE=10 pytest tests/reference)."""
+    n *= int(os.environ.get("FDP_REF_SCALE", "1"))
     return settings(max_examples=n, phases=PHASES, suppress_health_check=list(HealthCheck))
 
 DEN = 2**20
