@@ -116,11 +116,12 @@ class DeltaMix(TradeOff):
         return f"{self.base._label()} $\\otimes f_{{0,{self.delta_:.3g}}}$"
 
 
-def _delta_mix_pl(f: PiecewiseLinear, d: float) -> PiecewiseLinear:
-    """f ⊗ f_{0,δ} for a piecewise-linear f, as a piecewise-linear curve (exact)."""
+def _delta_mix_pl(f: PiecewiseLinear, d: float, keep: float | None = None) -> PiecewiseLinear:
+    """f ⊗ f_{0,δ} for a piecewise-linear f, as a piecewise-linear curve (exact). ``keep`` is
+    1 − δ when known more precisely than from δ (δ close to 1)."""
     if d == 0.0:
         return f
-    s = 1.0 - d
+    s = 1.0 - d if keep is None else min(keep, 1.0 - d if d < 0.5 else keep)
     if not f._bound and f._side == "lower":  # from the masses: exact, no running sums
         p, q, loss = f._masses
         return PiecewiseLinear.from_masses(
@@ -166,8 +167,11 @@ def kov(eps: float, delta: float, k: int) -> PiecewiseLinear:
         lp = logc + l * log_s + (k - l) * log_r
         lq = logc + l * log_r + (k - l) * log_s
         base = PiecewiseLinear.from_masses(np.exp(lp), np.exp(lq))
-    dk = -math.expm1(k * math.log1p(-d)) if d < 1.0 else 1.0  # 1 − (1 − δ)^k
-    out = _delta_mix_pl(base, dk) if k else base
+    lk = k * math.log1p(-d) if d < 1.0 else -math.inf
+    dk = -math.expm1(lk) if d < 1.0 else 1.0  # 1 − (1 − δ)^k
+    # (1 − δ)^k from the log, rounded down by its relative error (see _closed_form)
+    keep = math.exp(lk) * (1.0 - 4.4e-16 * (1.0 + abs(lk))) if d < 1.0 else 0.0
+    out = _delta_mix_pl(base, dk, keep) if k else base
     out._name = f"EpsDelta(eps={e:.6g}, delta={d:.6g}) ** {k}"
     return out
 
@@ -335,6 +339,9 @@ def _closed_form(items: list[tuple[TradeOff, int]]) -> TradeOff | None:
         else:
             rest.append((c, n))
     d = min(-math.expm1(log_keep) * (1.0 + 1e-15), 1.0) if log_keep < 0.0 else 0.0
+    # the kept mass Π(1 − δ_i)^{n_i} from the log directly (1 − d keeps only d's absolute
+    # precision when d is close to 1), rounded down by its relative error ≤ 4u(1 + |log|)
+    keep = math.exp(log_keep) * (1.0 - 4.4e-16 * (1.0 + abs(log_keep))) if log_keep < 0.0 else 1.0
     inner: TradeOff | None
     if not rest:
         inner = Identity()
@@ -355,5 +362,7 @@ def _closed_form(items: list[tuple[TradeOff, int]]) -> TradeOff | None:
     if d == 0.0:
         return inner
     if isinstance(inner, PiecewiseLinear):
-        return _named(_delta_mix_pl(inner, d), f"{inner!r} ⊗ EpsDelta(eps=0, delta={d:.6g})")
+        return _named(
+            _delta_mix_pl(inner, d, keep), f"{inner!r} ⊗ EpsDelta(eps=0, delta={d:.6g})"
+        )
     return DeltaMix(inner, d)

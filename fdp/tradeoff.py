@@ -545,6 +545,14 @@ class PiecewiseLinear(TradeOff):
         q = np.maximum(q, 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):
             loss = np.log(q) - np.log(p)
+        # a difference of two coordinates is known only to a few ulps of them: a segment whose
+        # masses are both that small has no reliable loss (it would be garbage, and a running
+        # minimum would carry it to the segments after it); it takes its predecessor's
+        ua = 8.0 * UNIT_ROUNDOFF * np.where(a[:-1] < 0.5, a[1:], ac[:-1])
+        ub = 8.0 * UNIT_ROUNDOFF * np.where(b[:-1] < 0.5, b[:-1], qc[1:])
+        noisy = (p <= ua) & (q <= ub) & ((p > 0) | (q > 0))
+        if noisy.any():
+            loss = np.where(noisy, np.nan, loss)
         loss = _monotone_losses(loss)
         return p, q, loss
 
@@ -576,6 +584,15 @@ class PiecewiseLinear(TradeOff):
         _, q, loss = self._masses
         return _Profile(q, loss, self._mass_qinf, self._side, self._offset)
 
+    @cached_property
+    def _beta0(self) -> float:
+        """f(0) = 1 − (the +∞ atom): when the atom is close to 1, the finite Q-mass summed
+        (1 − q_∞ would keep only its absolute precision)."""
+        if self._mass_qinf <= 0.5:
+            return 1.0 - self._mass_qinf
+        _, q, loss = self._masses
+        return float(math.fsum(q[~np.isposinf(loss)]))
+
     # ---- TradeOff interface --------------------------------------------------------------
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
         v = np.interp(alpha, self._a, self._b)
@@ -585,7 +602,7 @@ class PiecewiseLinear(TradeOff):
             v = np.where(hi, np.interp(1.0 - alpha, self._ac[::-1], self._b[::-1]), v)
         # at α = 0 the value is 1 − (the +∞ atom), even where kinks underflowed to α = 0
         if self._offset == 0.0 and not self._bound:
-            v = np.where(alpha == 0.0, 1.0 - self._mass_qinf, v)
+            v = np.where(alpha == 0.0, self._beta0, v)
         if self._bound:  # a certified side: round outward (β carries a few ulps of 1)
             v = v * (1.0 - 2e-15) if self._side == "lower" else v * (1.0 + 2e-15)
         return v
@@ -609,7 +626,7 @@ class PiecewiseLinear(TradeOff):
         vc = np.where(big, 1.0 - v, vc)
         if self._offset == 0.0 and not self._bound:
             at0 = alpha == 0.0
-            v = np.where(at0, 1.0 - self._mass_qinf, v)
+            v = np.where(at0, self._beta0, v)
             vc = np.where(at0, self._mass_qinf, vc)
         if self._bound:
             r = -2e-15 if self._side == "lower" else 2e-15

@@ -362,8 +362,9 @@ class PL:
     def mixture(self, p: float) -> PL:
         """f_p = p f + (1 − p) Id = T(P, (1 − p)P + pQ), outcome by outcome."""
         w = M(p)
-        return PL.from_dist([(_loss(a, (1 - w) * a + w * b), a, (1 - w) * a + w * b)
-                             for _, a, b in self.to_dist()])
+        with mp.workdps(1500):  # exact for 60-digit inputs: the masses still sum to 1 exactly
+            return PL.from_dist([(_loss(a, (1 - w) * a + w * b), a, (1 - w) * a + w * b)
+                                 for _, a, b in self.to_dist()])
 
     def group(self, k: int) -> PL:
         """1 − (1 − f)^{∘k}: g₁ = f, g_j(α) = f(1 − g_{j−1}(α)), evaluated directly at the
@@ -392,7 +393,10 @@ class PL:
                 pos = vals[0][1]
                 segs = []
                 for i in range(len(xs) - 1):
-                    segs.append((xs[i + 1] - xs[i], vals[i][0] - vals[i + 1][0]))
+                    dp, dq = xs[i + 1] - xs[i], vals[i][0] - vals[i + 1][0]
+                    if dp < tiny and dq < tiny:  # a rounding residue of this computation
+                        continue
+                    segs.append((dp, dq))
                 g = PL(pos, segs)
         return PL(+g.pos, [(+p, +q) for p, q in zip(g.dp, g.dq, strict=False)])
 

@@ -3,9 +3,8 @@ float vectors handed to fdp sum to exactly 1 and equal the reference's masses)."
 
 from __future__ import annotations
 
-import os
-
 import math
+import os
 
 import numpy as np
 from hypothesis import HealthCheck, Phase, settings

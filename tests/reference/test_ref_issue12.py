@@ -43,6 +43,7 @@ from ._ref import (
     power,
     product,
     rr_dist,
+    subsample,
     symmetrize,
 )
 
@@ -288,3 +289,28 @@ def test_subsample_of_engine_curve_keeps_the_far_tail() -> None:
         assert float(ref) <= d <= 1.01 * float(ref)
     lo, hi = c.epsilon_bracket(1e-20)
     assert lo <= hi
+
+
+def test_subsample_hull_keeps_the_tail_near_alpha_one() -> None:
+    # Segment masses below the rounding of their breakpoints (1.7e-18 next to α ≈ 0.9) once
+    # produced a garbage loss that a running minimum carried to the genuine segments after it;
+    # min_envelope then dropped f_p⁻¹'s tail and C_p(f) ran as a chord above the truth near
+    # α = 1 (1.5e-4 vs 5.6e-5 at α = 0.9998), with δ(−0.5) below the truth.
+    a = ([0.02605438232421875, 0.9739456176757812], [0.17265796661376953, 0.8273420333862305])
+    b = ([3.4332275390625e-05, 0.9999656677246094], [9.250640869140625e-05, 0.9999074935913086])
+    f = fdp.compose(*([fdp.from_distributions(*a)] * 4 + [fdp.from_distributions(*b)] * 4))
+    c = f.subsample(0.01)
+    ref = subsample(PL.from_dist(product(power(dist(*a), 4), power(dist(*b), 4))), 0.01)
+    for x in (0.9998, 0.99999):
+        assert c(x) <= float(ref.beta2(x)[0]) * (1 + 1e-9)
+        assert c(x) >= float(ref.beta2(x)[0]) * (1 - 1e-6)
+    assert c.delta(-0.5) >= float(ref.delta(-0.5)) * (1 - 1e-12)
+
+
+def test_eps_delta_power_keeps_the_relative_precision_of_its_atom_complement() -> None:
+    # f_{0.01,0.05}^{⊗399}(0) = 0.95^399 = 1.29e-9: from 1 − (1 − 0.95^399) it kept only 1e-16
+    # absolute (8e-7 relative); now from the log, rounded down
+    with mp.workdps(40):
+        exact = float(mp.mpf(0.95) ** 399)
+    got = float((fdp.EpsDelta(0.01, 0.05) ** 399)(0.0))
+    assert exact * (1 - 1e-12) <= got <= exact
