@@ -277,3 +277,32 @@ def test_planner_never_refines_below_the_floor_when_the_target_is_met() -> None:
     # the inverse has a +∞ atom of 0.98750877…: ε(δ) = ∞ below it (Dong, Roth, Su 2022, Prop 2.12)
     assert hi.epsilon(1e-3) == math.inf
     assert hi.delta(50.0) >= 0.9875087738037109
+
+
+def test_tilted_alias_bound_covers_wrapped_atoms() -> None:
+    # 18 steps of a two-outcome pair: the top atoms (18 × 0.5085) lie above the window and wrap
+    # around into the tilted FFT, amplified by the untilting. Their Chernoff bound was once
+    # interpolated from every 64th grid point, which is below the (concave) exponent between
+    # them: the upper curve then sat 3.3e-12 below the exact one. The exact curve here is the
+    # binomial product, summed in mpmath.
+    p, q = [0.00025177001953125, 0.9997482299804688], [0.00041866302490234375, 0.9995813369750977]
+    h = fdp.compose(*([fdp.from_distributions(p, q)] * 18), numeric=True)
+    with mpmath.workdps(50):
+        out = []  # (loss, P, Q) of k outcomes of type 1
+        for k in range(19):
+            c = mpmath.binomial(18, k)
+            pk = c * mpmath.mpf(p[0]) ** k * mpmath.mpf(p[1]) ** (18 - k)
+            qk = c * mpmath.mpf(q[0]) ** k * mpmath.mpf(q[1]) ** (18 - k)
+            out.append((qk / pk, pk, qk))
+        out.sort(key=lambda t: -t[0])
+
+        def exact(alpha: float) -> float:
+            a, b = mpmath.mpf(0), mpmath.mpf(1)
+            for _, pk, qk in out:
+                if a + pk >= alpha:
+                    return float(b - qk * (alpha - a) / pk)
+                a, b = a + pk, b - qk
+            return 0.0
+
+    for a in (0.02, 0.5, 0.9):
+        assert h.lower(a) <= exact(a) <= h.upper(a)
