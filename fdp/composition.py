@@ -166,7 +166,10 @@ def kov(eps: float, delta: float, k: int) -> PiecewiseLinear:
         logc = gammaln(k + 1) - gammaln(l + 1) - gammaln(k - l + 1)
         lp = logc + l * log_s + (k - l) * log_r
         lq = logc + l * log_r + (k - l) * log_s
-        base = PiecewiseLinear.from_masses(np.exp(lp), np.exp(lq))
+        # losses given (ℓ = lq − lp = (k − 2l)ε): beyond 709 the P-masses underflow, and
+        # without them the outcomes would join the +∞ atom
+        with np.errstate(under="ignore"):
+            base = PiecewiseLinear.from_masses(np.exp(lp), np.exp(lq), loss=lq - lp)
     lk = k * math.log1p(-d) if d < 1.0 else -math.inf
     dk = -math.expm1(lk) if d < 1.0 else 1.0  # 1 − (1 − δ)^k
     # (1 − δ)^k from the log, rounded down by its relative error (see _closed_form)

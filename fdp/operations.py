@@ -188,6 +188,25 @@ def _group_pl(
         gv, gvc = g._eval_pair(x, xc)
         gv, gvc = np.clip(gv, 0.0, 1.0), np.clip(gvc, 0.0, 1.0)
         y, yc = f._eval_pair(gvc, gv)
+        # 1 − g(x) lands on f's kinks (the preimages above) only to a few ulps, which f's steep
+        # side amplifies: where it is within a relative 1e-10 of a kink, f is also read at the
+        # kink itself and the lower side keeps the smaller value (the upper the larger)
+        small = gvc <= 0.5
+        n_k = f._a.size
+        # the nearest kink in α (below 1/2) or in 1 − α (above; f._ac is decreasing)
+        ja = np.clip(np.searchsorted(f._a, gvc), 1, n_k - 1)
+        ja = np.where(np.abs(f._a[ja - 1] - gvc) < np.abs(f._a[ja] - gvc), ja - 1, ja)
+        acr = f._ac[::-1]
+        jr = np.clip(np.searchsorted(acr, gv), 1, n_k - 1)
+        jr = np.where(np.abs(acr[jr - 1] - gv) < np.abs(acr[jr] - gv), jr - 1, jr)
+        j = np.where(small, ja, n_k - 1 - jr)
+        kin = np.where(small, f._a[j], f._ac[j])
+        hit = np.abs(kin - np.where(small, gvc, gv)) <= 1e-10 * np.abs(kin)
+        if hit.any():
+            sa, sac = f._a[j], f._ac[j]
+            ys, ysc = f._eval_pair(np.where(small, sa, 1.0 - sac), np.where(small, 1.0 - sa, sac))
+            pick = hit & ((ys < y) if side == "lower" else (ys > y))
+            y, yc = np.where(pick, ys, y), np.where(pick, ysc, yc)
         over = y > xc  # min(·, 1 − α)
         y, yc = np.where(over, xc, y), np.where(over, x, yc)
         if side == "lower":

@@ -314,3 +314,23 @@ def test_eps_delta_power_keeps_the_relative_precision_of_its_atom_complement() -
         exact = float(mp.mpf(0.95) ** 399)
     got = float((fdp.EpsDelta(0.01, 0.05) ** 399)(0.0))
     assert exact * (1 - 1e-12) <= got <= exact
+
+
+def test_group_reads_steep_kinks_on_the_safe_side() -> None:
+    # group(f_{10,1e-300}, 3): 1 − g(x) lands on f's kink 1/(1 + e^10) only to a relative
+    # 1e-12, and f's slope e^10 on the left of it raised the kink's β by 2e-8 relative (the
+    # curve sat 9.7e-13 above the exact one at α = 1.1e-13). Reference: the 1500-digit group.
+    g = fdp.EpsDelta(10.0, 1e-300).group(3)
+    ref = PL.from_dist(eps_delta_dist(10.0, 1e-300)).group(3)
+    for a in (1.0964781961432366e-13, 1e-11, 1e-9):
+        assert g(a) <= float(ref.beta2(a)[0]) * (1 + 1e-15)
+    # and no conservative drift where the kinks are exact: f_{0.1}'s group(2) has δ(0.2) = 0
+    assert fdp.EpsDelta(0.1, 0.0).group(2).delta(0.2) <= 1e-14
+
+
+def test_kov_keeps_outcomes_whose_p_underflows() -> None:
+    # kov(2, 1e-6, 376): losses up to 752, where p = q e^{−ℓ} underflows; without the losses
+    # given those outcomes joined the +∞ atom and δ above every loss exceeded 1 − (1 − δ)^k
+    with mp.workdps(40):
+        atom = float(1 - (1 - mp.mpf(1e-6)) ** 376)
+    assert abs(fdp.kov(2.0, 1e-6, 376).delta(752.0) - atom) <= 1e-12 * atom
