@@ -230,9 +230,14 @@ def _group_pl(
         # float64 would drop the kinks near α = 0, where 1 − β is below the rounding of β);
         # points that rounding left rising are dropped
         keep = np.concatenate([[True], np.where(y[:-1] > 0.5, -np.diff(yc), np.diff(y)) <= 0])
-        g = PiecewiseLinear(
-            x[keep], y[keep], alpha_c=xc[keep], beta_c=yc[keep], kind=f.kind
-        )
+        x, xc, y, yc = x[keep], xc[keep], y[keep], yc[keep]
+        if side == "lower":
+            # the exact curve is convex, its computed kinks only up to rounding: the lower side
+            # takes their convex minorant (from the complements where values cannot resolve
+            # them), which lies below them
+            idx = lower_hull_c(x, xc, y, yc)
+            x, xc, y, yc = x[idx], xc[idx], y[idx], yc[idx]
+        g = PiecewiseLinear(x, y, alpha_c=xc, beta_c=yc, kind=f.kind)
     return g
 
 

@@ -557,8 +557,11 @@ class PiecewiseLinear(TradeOff):
         # the curve's side (up for a lower or exact curve: δ and ε up)
         with np.errstate(divide="ignore", invalid="ignore"):
             lerr = np.where((p > 0) & (q > 0), ua / p + ub / q, 0.0)
+        # (capped: a segment of negligible mass must not move its neighbours' losses, which the
+        # monotone fill below would carry along)
+        lerr = np.minimum(lerr, 1e-9)
         loss = loss + (lerr if self._side == "lower" else -lerr)
-        loss = _monotone_losses(loss)
+        loss = _monotone_losses(loss, self._side)
         return p, q, loss
 
     @cached_property
@@ -735,12 +738,14 @@ class PiecewiseLinear(TradeOff):
 
 
 
-def _monotone_losses(loss: np.ndarray) -> np.ndarray:
+def _monotone_losses(loss: np.ndarray, side: str = "lower") -> np.ndarray:
     """Losses of consecutive segments made non-increasing without carrying ±∞ along.
 
     NaN (a massless segment) takes its predecessor's loss; −∞ (a Q-mass that rounded to 0)
     before a finite loss takes the next finite loss; +∞ (a P-mass that rounded to 0) after a
-    finite loss takes the previous one; ulp-level violations are removed by a running minimum.
+    finite loss takes the previous one. Remaining violations (a curve convex only up to
+    rounding) are removed on the curve's side: a lower (or exact) curve raises a loss to the
+    largest after it (δ up: pessimistic), an upper curve lowers it to the smallest before it.
     """
     loss = loss.copy()
     if loss.size == 0:
@@ -761,9 +766,15 @@ def _monotone_losses(loss: np.ndarray) -> np.ndarray:
             prv = np.searchsorted(idx, np.flatnonzero(bad)) - 1
             loss[bad] = loss[idx[prv]]
     nan = np.isnan(loss)
-    if nan.any():
-        loss[nan] = np.inf
-        loss = np.minimum.accumulate(loss)
+    if nan.any():  # predecessor's loss
+        idx = np.where(~nan, np.arange(loss.size), 0)
+        np.maximum.accumulate(idx, out=idx)
+        first = np.flatnonzero(~nan)
+        loss = np.where(nan & (np.arange(loss.size) >= (first[0] if first.size else 0)),
+                        loss[idx], loss)
+        loss = np.where(np.isnan(loss), np.inf, loss)  # leading NaN: above everything
+    if side == "lower":
+        return np.maximum.accumulate(loss[::-1])[::-1]
     return np.minimum.accumulate(loss)
 
 

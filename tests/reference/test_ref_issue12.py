@@ -334,3 +334,19 @@ def test_kov_keeps_outcomes_whose_p_underflows() -> None:
     with mp.workdps(40):
         atom = float(1 - (1 - mp.mpf(1e-6)) ** 376)
     assert abs(fdp.kov(2.0, 1e-6, 376).delta(752.0) - atom) <= 1e-12 * atom
+
+
+def test_group_of_nested_engine_curve_delta_on_its_side() -> None:
+    # group(2) of (engine) ** 2: the group curve's computed kinks are convex only up to
+    # rounding, and the monotone fill of its segment losses lowered later losses (running
+    # minimum): δ(0.1) read 0.89663 for a true 0.89680. Now the lower side takes the hull and
+    # raises losses instead. Reference: the exact product's group curve (1500 digits).
+    A = ([0.0011072158813476562, 0.0016613006591796875, 0.9972314834594727],
+         [0.00047016143798828125, 0.0023670196533203125, 0.9971628189086914])
+    B = ([0.0953664779663086, 0.9046335220336914], [0.00029850006103515625, 0.9997014999389648])
+    flat = [fdp.from_distributions(*A)] + [fdp.from_distributions(*B)] * 6
+    g = (fdp.compose(*flat, numeric=True) ** 2).group(2)
+    gr = PL.from_dist(product(power(dist(*A), 2), power(dist(*B), 12))).group(2)
+    for e in (0.1, 0.5, 1.0):
+        ref = float(gr.delta(e))
+        assert ref <= g.delta(e) <= ref * (1 + 1e-6)
