@@ -315,6 +315,16 @@ def symmetrize(f: TradeOff) -> TradeOff:
         return f
     if isinstance(f, PiecewiseLinear):
         return _named(min_envelope(f, f.inverse(), symmetric=True), f"symmetrize({f!r})")
+    if isinstance(f, Bracketed):
+        # f⁻¹'s own bracket (the engine composes the inverses: tighter in f⁻¹'s tail than the
+        # inverse of f's curves, which see f's bottom only as far as f's window reaches)
+        fi = f.inverse()
+        if isinstance(fi, Bracketed):
+            return Bracketed(
+                min_envelope(f.lower, fi.lower, symmetric=True),
+                min_envelope(f.upper, fi.upper, symmetric=True),
+                name=f"symmetrize({f!r})",
+            )
     if isinstance(f, Bracketed) or f.kind != "approximation":
         lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)
         return Bracketed(

@@ -987,7 +987,14 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     # + Q-mass not accounted for (≥ 0 up to rounding), with the total from numpy's pairwise sum
     # (error ≤ ⌈log₂ n⌉ u Σw, not the recursive sum's n u Σw)
     tot_w = float(w.sum())
-    b += (1.0 - q_inf - tot_w) + lift
+    unacc = 1.0 - q_inf - tot_w
+    if side == "lower" and unacc > 0.0:
+        # Q-mass the grid does not hold (below the window) goes to the +∞ atom: placed at the
+        # bottom it would join the P-mass beyond the grid in one segment of finite loss, which
+        # is not pessimistic for the inverse (f⁻¹'s top losses)
+        q_inf += unacc
+        unacc = 0.0
+    b += unacc + lift
     # The running sums carry their rounding: the k-th of a recursive sum of nonnegative terms
     # is within (k − 1)u of its value, relatively (Higham 2002, §4.2), and each p_j within 2u.
     # Each breakpoint moves by that bound on the curve's side (the lower curve left and down,

@@ -350,3 +350,20 @@ def test_group_of_nested_engine_curve_delta_on_its_side() -> None:
     for e in (0.1, 0.5, 1.0):
         ref = float(gr.delta(e))
         assert ref <= g.delta(e) <= ref * (1 + 1e-6)
+
+
+def test_symmetrize_of_nested_engine_curve_keeps_the_inverse_tail() -> None:
+    # symmetrize((engine) ** 2) built f⁻¹'s bound as the inverse of f's lower curve, whose
+    # bottom lumped the Q-mass below the window with the P-mass beyond it into one segment of
+    # finite loss (−58.4): ε(1e-6) read 58.45 for a true 60.435. Now the bracket of f⁻¹ itself
+    # is used, and that Q-mass goes to the +∞ atom. Reference: exact product, then min{f, f⁻¹}**.
+    A = ([0.3939666748046875, 0.6060333251953125], [0.0001392364501953125, 0.9998607635498047])
+    B = ([0.18706417083740234, 0.16184425354003906, 0.6510915756225586],
+         [0.0001087188720703125, 0.03055095672607422, 0.9693403244018555])
+    flat = [fdp.from_distributions(*A)] + [fdp.from_distributions(*B)] * 3
+    s = (fdp.compose(*flat, numeric=True) ** 2).symmetrize()
+    ref = symmetrize(PL.from_dist(product(power(dist(*A), 2), power(dist(*B), 6))))
+    for d in (1e-6, 1e-10):
+        assert s.epsilon(d) >= float(ref.epsilon(d)) * (1 - 1e-12)
+    for a in (1.3182567385564208e-37, 1e-20):
+        assert s.lower(a) <= float(ref.beta2(a)[0])

@@ -75,7 +75,6 @@ def test_group(kind, items, k) -> None:  # noqa: ANN001
     col.done()
 
 
-@pytest.mark.xfail(reason='issue 12 open: symmetrized engine lower curve above the truth by 1e-15 absolute where β ~ 1e-18', strict=False)
 @OPS
 @given(bases, small)
 def test_symmetrize(kind, items) -> None:  # noqa: ANN001
