@@ -603,24 +603,17 @@ class PiecewiseLinear(TradeOff):
 
     # ---- TradeOff interface --------------------------------------------------------------
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
-        v = np.interp(alpha, self._a, self._b)
-        # near α = 1 interpolate in 1 − α (the complements keep full relative precision there)
-        hi = alpha > 0.5
-        if hi.any():
-            v = np.where(hi, np.interp(1.0 - alpha, self._ac[::-1], self._b[::-1]), v)
-        # at α = 0 the value is 1 − (the +∞ atom), even where kinks underflowed to α = 0
-        if self._offset == 0.0 and not self._bound:
-            v = np.where(alpha == 0.0, self._beta0, v)
-        if self._bound:  # a certified side: round outward (β carries a few ulps of 1)
-            v = v * (1.0 - 2e-15) if self._side == "lower" else v * (1.0 + 2e-15)
-        return v
+        alpha = np.asarray(alpha, dtype=float)
+        return self._eval_pair(alpha, 1.0 - alpha)[0]
 
     def _eval_pair(
         self, alpha: np.ndarray, alpha_c: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         """(f(α), 1 − f(α)) at α given with its complement 1 − α (both known to full relative
         precision): above α = 1/2 the curve is read in the complement coordinates, so points
-        1e-300 apart near α = 1 stay apart. The same rounding rules as ``_eval``."""
+        1e-300 apart near α = 1 stay apart. At α = 0 the value is 1 − (the +∞ atom), even where
+        kinks underflowed to α = 0; a certified side (``bound``) rounds outward, since β
+        carries a few ulps of 1."""
         alpha = np.asarray(alpha, dtype=float)
         alpha_c = np.asarray(alpha_c, dtype=float)
         hi = alpha > 0.5
