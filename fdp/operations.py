@@ -160,6 +160,9 @@ def _pl_bracket(f: TradeOff) -> tuple[PiecewiseLinear, PiecewiseLinear]:
 
 
 # ------------------------------------------------------------------------ group privacy
+_TINY = float(np.nextafter(0.0, 1.0))  # the smallest positive float (subnormal)
+
+
 def _group_pl(
     f: PiecewiseLinear, k: int, side: str = "lower", lost_out: list[bool] | None = None
 ) -> PiecewiseLinear:
@@ -175,9 +178,10 @@ def _group_pl(
     for _ in range(k - 1):
         # kinks with their complements 1 − α (the preimages' from the inverse's complements)
         gi = g.inverse()
-        t = np.clip(f._ac, 0.0, 1.0)  # 1 − (f's kinks), exactly
-        x = np.concatenate([g._a, np.asarray(gi(t))])
-        xc = np.concatenate([g._ac, np.asarray(gi._eval_c(t))])
+        # read at (1 − a, a) for f's kinks a: a kink at a = 1e-18 has 1 − a = 1.0 in float64
+        px, pxc = gi._eval_pair(np.clip(f._ac, 0.0, 1.0), np.clip(f._a, 0.0, 1.0))
+        x = np.concatenate([g._a, np.clip(px, 0.0, 1.0)])
+        xc = np.concatenate([g._ac, np.clip(pxc, 0.0, 1.0)])
         order = np.lexsort((-xc, x))  # equal α in float64 may still differ in 1 − α
         x, xc = x[order], xc[order]
         first = np.concatenate([[True], (x[1:] != x[:-1]) | (xc[1:] != xc[:-1])])
@@ -210,8 +214,6 @@ def _group_pl(
         over = y > xc  # min(·, 1 − α)
         y, yc = np.where(over, xc, y), np.where(over, x, yc)
         if side == "lower":
-            small = y < 64.0 * np.finfo(float).eps
-            y, yc = np.where(small, 0.0, y), np.where(small, 1.0, yc)
             lost = (x > 0) & (x < 1e-290)
             if lost.any():
                 if lost_out is not None:
@@ -220,6 +222,18 @@ def _group_pl(
                 i = int(np.argmin(np.where(lost, y, np.inf)))
                 x, xc = np.append(0.0, x[keep]), np.append(1.0, xc[keep])
                 y, yc = np.append(y[i], y[keep]), np.append(yc[i], yc[keep])
+        else:
+            # the exact value may be positive but below the float range (group(f_{10,0}, 100)
+            # has β = e^{−1000} at its kink): the upper side keeps the first zero as the
+            # smallest subnormal and drops the later ones before α = 1 (the chord from there to
+            # (1, 0) lies above the exact curve), so its inverse is not 0 too early
+            zero = (y <= 0.0) & (x < 1.0)
+            if zero.any():
+                i = int(np.argmax(zero))
+                y[i], yc[i] = _TINY, 1.0
+                keep = ~zero
+                keep[i] = True
+                x, xc, y, yc = x[keep], xc[keep], y[keep], yc[keep]
         if not np.any(x == 0.0):
             x, xc = np.append(0.0, x), np.append(1.0, xc)
             y, yc = np.append(1.0, y), np.append(0.0, yc)
@@ -231,12 +245,12 @@ def _group_pl(
         # points that rounding left rising are dropped
         keep = np.concatenate([[True], np.where(y[:-1] > 0.5, -np.diff(yc), np.diff(y)) <= 0])
         x, xc, y, yc = x[keep], xc[keep], y[keep], yc[keep]
-        if side == "lower":
-            # the exact curve is convex, its computed kinks only up to rounding: the lower side
-            # takes their convex minorant (from the complements where values cannot resolve
-            # them), which lies below them
-            idx = lower_hull_c(x, xc, y, yc)
-            x, xc, y, yc = x[idx], xc[idx], y[idx], yc[idx]
+        # the exact curve is convex, its computed kinks only up to rounding: both sides take
+        # their convex minorant (from the complements where values cannot resolve them). On the
+        # lower side it lies below the kinks; on the upper side it still lies above the exact
+        # curve, which is a convex function below the kinks and so below their minorant
+        idx = lower_hull_c(x, xc, y, yc)
+        x, xc, y, yc = x[idx], xc[idx], y[idx], yc[idx]
         g = PiecewiseLinear(x, y, alpha_c=xc, beta_c=yc, kind=f.kind)
     return g
 

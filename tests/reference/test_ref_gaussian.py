@@ -57,7 +57,6 @@ def test_gaussian_nested(m, a, b, c) -> None:  # noqa: ANN001
     col.done()
 
 
-@pytest.mark.xfail(reason='issue 12 open: group of an engine curve, inverse not convex at the 1e-11 level near α = 0', strict=False)
 @sweep(6)
 @given(st.sampled_from([0.1, 0.5, 1.0, 2.0]), st.integers(2, 4), st.booleans())
 def test_gaussian_group(mu, k, numeric) -> None:  # noqa: ANN001

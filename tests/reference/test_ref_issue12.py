@@ -140,7 +140,6 @@ def test_item3_eps_delta_700() -> None:
                 deltas=[0.5, 1e-3, 1e-100, 1e-300, 0.0])
 
 
-@pytest.mark.xfail(reason="issue 12/13 open: group(f_{10,0}, 100) has kinks below the float range; fdp returns a bracket whose upper curve's inverse is trivial", strict=False)
 def test_item3_eps_delta_group_100() -> None:
     ref = PL.from_dist(eps_delta_dist(10.0, 0.0)).group(100)
     assert abs(ref.epsilon(0) - 1000) < 1e-30
@@ -367,3 +366,23 @@ def test_symmetrize_of_nested_engine_curve_keeps_the_inverse_tail() -> None:
         assert s.epsilon(d) >= float(ref.epsilon(d)) * (1 - 1e-12)
     for a in (1.3182567385564208e-37, 1e-20):
         assert s.lower(a) <= float(ref.beta2(a)[0])
+
+
+def test_group_of_exact_product_keeps_kinks_below_the_ulp_of_one() -> None:
+    # group(2) read f's preimages at 1 − (f's kinks) in float64: kinks at α < 1e-16 read 1.0
+    # and were lost, and the chord over them lay above the exact curve: δ(22.99) read
+    # 1.7768099217e-5 for a true 1.7768099346e-5 on a curve labelled exact. Preimages are now
+    # read at (1 − a, a) pairs. Reference: the exact product's group curve (1500 digits).
+    A = ([0.00030517578125, 0.009407997131347656, 0.9902868270874023],
+         [0.0016574859619140625, 0.08382892608642578, 0.9145135879516602])
+    B = ([0.0036878585815429688, 0.12260627746582031, 0.8737058639526367],
+         [0.00030422210693359375, 0.00232696533203125, 0.9973688125610352])
+    f = fdp.compose(*([fdp.from_distributions(*A)] * 6 + [fdp.from_distributions(*B)]))
+    g = f.group(2)
+    gr = PL.from_dist(product(power(dist(*A), 6), dist(*B))).group(2)
+    assert g.kind == "exact"
+    for e in (20.0, 22.991969950393415, 25.082149036792817):
+        ref = gr.delta(e)
+        assert abs(g.delta(e) - ref) <= 1e-12 * ref
+    for d in (1e-5, 1e-6):
+        assert abs(g.epsilon(d) - gr.epsilon(d)) <= 1e-12 * gr.epsilon(d)
