@@ -55,37 +55,20 @@ def min_envelope(
     symmetric): ``inverse()`` then returns it unchanged, rather than rebuilding it from
     swapped breakpoints, which cannot resolve masses far below an atom near α = 1.
 
-    Its privacy profile is max(δ_f, δ_g). A breakpoint of f is on the envelope iff δ_f ≥ δ_g at
-    some ε for which it is the touching point of the tangent of slope −e^ε; between consecutive
-    kinks of either curve both profiles are affine in e^ε, so checking the kinks suffices.
+    It is the lower convex hull of the breakpoints of both curves (a convex minorant of min{f, g}
+    passes below every breakpoint, and the hull of the breakpoints is one), taken with slopes
+    from the complements where the values cannot resolve them (:func:`lower_hull_c`). No
+    breakpoint is pre-selected from the privacy profiles: near α = 1 the profiles of both
+    curves are 1 − e^ε up to 1e-13, below their own summation rounding, and a pre-selection
+    there dropped the curve that is lower.
     """
-    _, _, lf = f._segments
-    _, _, lg = g._segments
-    kinks = np.unique(np.concatenate([lf[np.isfinite(lf)], lg[np.isfinite(lg)]]))[::-1]
-    eps = np.concatenate([[np.inf], kinks, [-np.inf]])
-    df, dg = np.asarray(f._bp_profile.delta(eps)), np.asarray(g._bp_profile.delta(eps))
-    d = df - dg
-    tol = 1e-13 * np.maximum(np.abs(df), np.abs(dg))  # ties only up to rounding
-
-    def pick(h: PiecewiseLinear, lam: np.ndarray, ok: np.ndarray) -> np.ndarray:
-        # breakpoint k of h touches for ε ∈ [λ_k, λ_{k−1}] (λ_{−1} = +∞, λ_m = −∞)
-        upper = np.concatenate([[np.inf], lam])
-        lower = np.concatenate([lam, [-np.inf]])
-        neg = -eps  # ascending
-        pu = np.minimum(np.searchsorted(neg, -upper, side="left"), eps.size - 1)
-        pl = np.minimum(np.searchsorted(neg, -lower, side="left"), eps.size - 1)
-        c = np.concatenate([[0], np.cumsum(ok)])
-        return (c[pl + 1] - c[pu]) > 0
-
-    inc_f = pick(f, lf, d >= -tol)
-    inc_g = pick(g, lg, d <= tol)
-    a = np.concatenate([f._a[inc_f], g._a[inc_g]])
-    b = np.concatenate([f._b[inc_f], g._b[inc_g]])
-    bc = np.concatenate([_bc(f)[inc_f], _bc(g)[inc_g]])
-    ac = np.concatenate([f._ac[inc_f], g._ac[inc_g]])
+    a = np.concatenate([f._a, g._a])
+    b = np.concatenate([f._b, g._b])
+    bc = np.concatenate([_bc(f), _bc(g)])
+    ac = np.concatenate([f._ac, g._ac])
     # Q-mass above each point, apart from the common +∞ atom (precise next to a large atom)
     q_inf = max(f.q_inf, g.q_inf)
-    qc = np.concatenate([(f.q_inf - q_inf) + f._qc[inc_f], (g.q_inf - q_inf) + g._qc[inc_g]])
+    qc = np.concatenate([(f.q_inf - q_inf) + f._qc, (g.q_inf - q_inf) + g._qc])
     # by α, then by 1 − α (equal α in float64 may still differ near 1), then lowest β first
     order = np.lexsort((b, -bc, -ac, a))
     a, b, bc, ac, qc = a[order], b[order], bc[order], ac[order], qc[order]
@@ -129,7 +112,7 @@ def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
             pm, (1.0 - p) * pm + p * qm, q_inf=p * f._mass_qinf, loss=new_loss, kind=f.kind
         )
     a, b = f.breakpoints
-    bp = p * b + (1.0 - p) * (1.0 - a)
+    bp = p * b + (1.0 - p) * f._ac  # 1 − α from its complement (precise near α = 1)
     bcp = p * f._bc + (1.0 - p) * a
     return PiecewiseLinear(
         a,
@@ -255,6 +238,14 @@ def _group_pl(
     return g
 
 
+def _as_bracket(f: TradeOff) -> Bracketed:
+    """f as a bracket (an exact curve is its own lower and upper curve)."""
+    if isinstance(f, Bracketed):
+        return f
+    lo, hi = (f, f) if isinstance(f, PiecewiseLinear) else _pl_bracket(f)
+    return Bracketed(lo, hi, name=repr(f))
+
+
 def group(f: TradeOff, k: int) -> TradeOff:
     """Group privacy: an f-DP mechanism is [1 − (1 − f)^{∘k}]-DP for groups of size k
     (DRS Thm 2.14), where (1 − f)^{∘2}(α) = 1 − f(1 − f(α)).
@@ -284,15 +275,23 @@ def group(f: TradeOff, k: int) -> TradeOff:
         if f.kind != "exact" or not lost:
             return _named(lo, f"group({f!r}, {k})")
         # kinks were lost to underflow: the exact curve lies between the two
-        return Bracketed(lo, _group_pl(f, k, side="upper"), name=f"group({f!r}, {k})")
+        return Bracketed(
+            lo, _group_pl(f, k, side="upper"), name=f"group({f!r}, {k})",
+            inverse=lambda: _as_bracket(group(f.inverse(), k)),
+        )
     if f.kind == "approximation":
         return _named(_group_pl(f.to_piecewise(), k), f"group({f!r}, {k})")
     if isinstance(f, Bracketed):
         lo, hi = f.lower, f.upper
     else:
         lo, hi = _pl_bracket(f)
+    # [1 − (1 − f)^{∘k}]⁻¹ = 1 − (1 − f⁻¹)^{∘k}: with R(x) = 1 − x, both are f⁻¹ R f⁻¹ … R f⁻¹
+    # (k factors f⁻¹), since 1 − f(α) = y ⟺ α = f⁻¹(1 − y). The inverse is therefore built from
+    # f⁻¹'s own bracket (an engine composes the inverses), not by inverting these curves, whose
+    # bottom near α = 1 becomes the inverse's steep top
     return Bracketed(
-        _group_pl(lo, k), _group_pl(hi, k, side="upper"), name=f"group({f!r}, {k})"
+        _group_pl(lo, k), _group_pl(hi, k, side="upper"), name=f"group({f!r}, {k})",
+        inverse=lambda: _as_bracket(group(f.inverse(), k)),
     )
 
 
@@ -376,6 +375,20 @@ class Mixture(TradeOff):
     @property
     def upper(self) -> TradeOff:
         return self if self.kind == "exact" else Mixture(self.base.upper, self.p)
+
+    def inverse(self) -> TradeOff:
+        """f_p⁻¹. For a PL base (or a bracket of them) a PL curve from the outcomes' masses:
+        the generic :class:`Inverse` profile 1 − e^ε + e^ε δ(−ε) cancels to rounding noise
+        (1e-16·e^ε) beyond the largest loss, which moved ε(δ ≤ 1e-16) there."""
+        if self.p > 0.0 and isinstance(self.base, PiecewiseLinear):
+            return _mixture_pl(self.base, self.p).inverse()
+        if self.p > 0.0 and isinstance(self.base, Bracketed):
+            return Bracketed(
+                _mixture_pl(self.base.lower, self.p).inverse(),
+                _mixture_pl(self.base.upper, self.p).inverse(),
+                name=f"{self!r}.inverse()",
+            )
+        return Inverse(self)
 
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
         return self.p * np.asarray(self.base(alpha)) + (1.0 - self.p) * (1.0 - alpha)
@@ -604,6 +617,26 @@ def subsample(f: TradeOff, p: float) -> TradeOff:
     return Bracketed(subsample(lo, p), subsample(hi, p), name=f"subsample({f!r}, {p:.6g})")
 
 
+def _poisson_pl(
+    f: PiecewiseLinear, fi: PiecewiseLinear, p: float
+) -> tuple[PiecewiseLinear, PiecewiseLinear]:
+    """(remove, symmetric) of Poisson subsampling for a PL curve f given with (a curve for) f⁻¹:
+    add = p f + (1 − p) Id, remove = (p f⁻¹ + (1 − p) Id)⁻¹, symmetric = min{add, add⁻¹, remove,
+    remove⁻¹}** (theory §7)."""
+    if p == 0.0:
+        ident = PiecewiseLinear(np.array([0.0, 1.0]), np.array([1.0, 0.0]), kind=f.kind)
+        return ident, ident
+    a = _mixture_pl(f, p)
+    ri = _mixture_pl(fi, p)  # remove⁻¹
+    r = ri.inverse()
+    sym = min_envelope(
+        min_envelope(a, a.inverse(), symmetric=True),
+        min_envelope(r, ri, symmetric=True),
+        symmetric=True,
+    )
+    return r, sym
+
+
 @dataclass(frozen=True)
 class PoissonPairs:
     """Poisson subsampling at rate p of an f-DP mechanism, f = T(P, Q) (theory §7).
@@ -629,19 +662,27 @@ def poisson_subsample(f: TradeOff, p: float) -> PoissonPairs:
     """
     p = check_scalar("p", p, low=0.0, high=1.0)
     add = Mixture(f, p)
-    remove = Inverse(Mixture(f.inverse(), p))
+    remove: TradeOff
+    sym: TradeOff
     if isinstance(f, (Gaussian, Laplace)) and f.mu > 0:
-        sym: TradeOff = Subsampled(f, p)  # symmetric f: remove = add⁻¹, so this is C_p(f)
+        remove = Inverse(Mixture(f.inverse(), p))
+        sym = Subsampled(f, p)  # symmetric f: remove = add⁻¹, so this is C_p(f)
     elif isinstance(f, PiecewiseLinear):
-        a = _mixture_pl(f, p)
-        r = _mixture_pl(f.inverse(), p).inverse()
-        sym = min_envelope(
-            min_envelope(a, a.inverse(), symmetric=True),
-            min_envelope(r, r.inverse(), symmetric=True),
-            symmetric=True,
-        )
-    else:
+        # from the outcomes' masses: δ needs no 1 − e^ε + e^ε δ(−ε) (cancellation)
+        remove, sym = _poisson_pl(f, f.inverse(), p)
+    elif isinstance(f, Bracketed) or f.kind != "approximation":
+        # each side from f's and f⁻¹'s own curves (the engine composes the inverses: tighter in
+        # f⁻¹'s tail than the inverse of f's curves); mixture, inversion and min{·}** are
+        # monotone, so the bracket carries over
         lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)
-        plo, phi = poisson_subsample(lo, p).symmetric, poisson_subsample(hi, p).symmetric
-        sym = Bracketed(plo, phi, name=f"poisson_subsample({f!r}, {p:.6g})")  # type: ignore
+        fi = f.inverse()
+        lo_i, hi_i = (fi.lower, fi.upper) if isinstance(fi, Bracketed) else (
+            lo.inverse(), hi.inverse())
+        (r_lo, s_lo), (r_hi, s_hi) = _poisson_pl(lo, lo_i, p), _poisson_pl(hi, hi_i, p)
+        name = f"poisson_subsample({f!r}, {p:.6g})"
+        remove = Bracketed(r_lo, r_hi, name=name + ".remove")
+        sym = Bracketed(s_lo, s_hi, name=name)
+    else:
+        remove = Inverse(Mixture(f.inverse(), p))
+        sym = poisson_subsample(f.to_piecewise(), p).symmetric
     return PoissonPairs(add=add, remove=remove, symmetric=sym)

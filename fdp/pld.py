@@ -1038,14 +1038,25 @@ def _valid_curve(
         else:
             a0, b0, a1, b1 = a[k - 1], b[k - 1], a[k], b[k]
             c0, c1 = ac[k - 1], ac[k]
-            t = 1.0
-            if c1 < 0.0:
-                t = min(t, c0 / (c0 - c1))
-            if b1 < 0.0:
-                t = min(t, b0 / (b0 - b1))
-            a = np.append(a[:k], min(a0 + t * (a1 - a0), 1.0))
-            ac = np.append(ac[:k], max(c0 + t * (c1 - c0), 0.0))
-            b = np.append(b[:k], max(b0 + t * (b1 - b0), 0.0))
+            t_a = c0 / (c0 - c1) if c1 < 0.0 else math.inf
+            t_b = b0 / (b0 - b1) if b1 < 0.0 else math.inf
+            lo_side = side == "lower"
+            if t_b <= t_a:
+                # β reaches 0 here: exactly 0 (an interpolated b0 + t (b1 − b0) keeps an ulp of b0,
+                # 1e-30 next to a β of 1e-14, which lifted the chord to (1, 0) above the exact
+                # curve near α = 1); the crossing's α rounded on the curve's side (the lower
+                # curve reaches 0 earlier, the upper later)
+                t = min(t_b * (1.0 - 4.0 * _U) if lo_side else t_b * (1.0 + 4.0 * _U), 1.0)
+                a_new, ac_new = min(a0 + t * (a1 - a0), 1.0), max(c0 + t * (c1 - c0), 0.0)
+                b_new = 0.0
+            else:  # α reaches 1 here: the value there rounded on the curve's side
+                t = t_a
+                r = 1.0 - 4.0 * _U if lo_side else 1.0 + 4.0 * _U
+                b_new = max(b0 + t * (b1 - b0), 0.0) * r
+                a_new, ac_new = 1.0, 0.0
+            a = np.append(a[:k], a_new)
+            ac = np.append(ac[:k], ac_new)
+            b = np.append(b[:k], b_new)
             qc = np.append(qc[:k], qc[k - 1] + t * (qc[k] - qc[k - 1]))
     # start: if β_0 > 1 (q_inf < 0), go from (0, 1) along the tangent to the curve
     if q_inf < 0.0:

@@ -380,7 +380,9 @@ class PiecewiseLinear(TradeOff):
         # below α = 1/2 the value itself is the precise one: 1 − a is within an ulp there, while
         # a complement summed from the other end carries that sum's rounding
         self._ac = 1.0 - a if alpha_c is None else np.where(a < 0.5, 1.0 - a, ac_in)
-        self._bc = 1.0 - b if beta_c is None else np.asarray(beta_c, dtype=float)
+        # the same for β: below β = 1/2, 1 − b is within an ulp of the truth, a complement
+        # summed from the top end (e.g. all the Q-mass of a long grid) may be off by 1e-15
+        self._bc = 1.0 - b if beta_c is None else np.where(b < 0.5, 1.0 - b, bc_in)
         # The +∞ atom (1 − f(0)) and the finite Q-mass above each breakpoint are kept apart, so
         # that segment masses far below the atom's size are not lost to rounding.
         self._qinf = float(self._bc[0]) if q_inf is None else float(q_inf)
@@ -538,6 +540,10 @@ class PiecewiseLinear(TradeOff):
         difference that rounds to 0 gives a loss of ±∞ that convexity rules out in the middle of
         the curve: such losses are replaced by their neighbours' (never carried along).
         """
+        return self._segments_on(self._side)
+
+    def _segments_on(self, side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:attr:`_segments` with the losses' rounding charged on ``side`` ("lower": up)."""
         a, ac, b, qc = self._a, self._ac, self._b, self._qc
         p = np.where(a[:-1] < 0.5, np.diff(a), -np.diff(ac))
         q = np.where(b[:-1] < 0.5, -np.diff(b), np.diff(qc))
@@ -560,8 +566,8 @@ class PiecewiseLinear(TradeOff):
         # (capped: a segment of negligible mass must not move its neighbours' losses, which the
         # monotone fill below would carry along)
         lerr = np.minimum(lerr, 1e-9)
-        loss = loss + (lerr if self._side == "lower" else -lerr)
-        loss = _monotone_losses(loss, self._side)
+        loss = loss + (lerr if side == "lower" else -lerr)
+        loss = _monotone_losses(loss, side)
         return p, q, loss
 
     @cached_property
@@ -662,7 +668,14 @@ class PiecewiseLinear(TradeOff):
             return self
         plain = self._offset == 0.0 and self._mass_qinf == self._qinf and not self._bound
         if plain and (self._qinf > 0 or self._given_masses is not None):
-            p, q, loss = self._masses
+            if self._given_masses is not None:
+                p, q, loss = self._masses
+            else:
+                # differenced masses: their losses' rounding is charged the other way, so that
+                # negated it lands on this curve's side
+                p, q, loss = self._segments_on("upper" if self._side == "lower" else "lower")
+                keep = (p > 0) | (q > 0)
+                p, q, loss = p[keep], q[keep], loss[keep]
             neg = np.isneginf(loss)  # P-only outcomes become the +∞ atom of T(Q, P)
             pp = np.append(q[~neg], self._qinf)
             qq = np.append(p[~neg], 0.0)

@@ -386,3 +386,82 @@ def test_group_of_exact_product_keeps_kinks_below_the_ulp_of_one() -> None:
         assert abs(g.delta(e) - ref) <= 1e-12 * ref
     for d in (1e-5, 1e-6):
         assert abs(g.epsilon(d) - gr.epsilon(d)) <= 1e-12 * gr.epsilon(d)
+
+
+def test_subsample_of_engine_curve_near_alpha_one() -> None:
+    # min{f_p, f_p⁻¹}** pre-selected breakpoints by comparing the two privacy profiles to a
+    # relative 1e-13; near α = 1 both profiles are 1 − e^ε up to less than their own summation
+    # rounding, and the lower curve's points there were dropped: β(1 − 1e-12) read 6.1447e-13 for
+    # a true 5.7423e-13 (a guarantee above the truth). The hull now sees every breakpoint.
+    from ._ref import subsampled_gauss
+
+    c = fdp.compose(fdp.Gaussian(0.15), repeat=4, numeric=True).subsample(0.1)
+    ref = subsampled_gauss(0.3, 0.1)
+    for a in (1 - 1e-10, 1 - 1e-12, 1 - 1e-13):
+        assert c.lower(a) <= ref.beta(M(a))
+        assert c.upper(a) >= ref.beta(M(a))
+
+
+def test_poisson_pairs_of_engine_curves_tail_side() -> None:
+    # add⁻¹ and remove of Poisson pairs of engine curves went through the generic inverse profile
+    # 1 − e^ε + e^ε δ(−ε), which cancels to 1e-17 noise beyond the largest loss: the optimistic
+    # ε(1e-20) of add⁻¹ read 0.357490 for a true 0.356609, and the optimistic δ of remove was
+    # 1.4e-17 where the truth is 2.4e-25. The lower curves' maximal losses were also 3e-14 low:
+    # the mixture read 1 − α near 1 as 1.0 − α (now from α's complement), and the inverse of a
+    # lower curve negated losses whose rounding had been charged upward (now charged downward
+    # first). Reference: exact products (mpmath).
+    from ._ref import poisson
+
+    cases = [
+        ([([0.3797473907470703, 0.6202526092529297], [0.04260063171386719, 0.9573993682861328], 4),
+          ([0.00027751922607421875, 3.910064697265625e-05, 0.9996833801269531],
+           [0.0027446746826171875, 0.010065078735351562, 0.9871902465820312], 2)], 0.3, 1),
+        ([([0.000278472900390625, 0.9997215270996094], [0.00016880035400390625, 0.9998311996459961], 1),
+          ([0.0005331039428710938, 0.9994668960571289], [0.013197898864746094, 0.9868021011352539], 6)],
+         0.1, 2),
+        ([([0.013445854187011719, 0.045436859130859375, 0.9411172866821289],
+           [0.0001201629638671875, 0.05841636657714844, 0.9414634704589844], 4)], 0.5, 2),
+    ]
+    for items, p, nest in cases:
+        flat = [fdp.from_distributions(a, b) for a, b, n in items for _ in range(n)]
+        h = fdp.compose(*flat, numeric=True) ** nest
+        ref = PL.from_dist(product(*[power(dist(a, b), nest * n) for a, b, n in items]))
+        pp = fdp.poisson_subsample(h, p)
+        add, rem, _ = poisson(ref, p)
+        for got, want in ((pp.add.inverse(), add.inverse()), (pp.remove, rem)):
+            for d in (1e-20, 1e-75, 0.0):
+                lo, hi = got.epsilon_bracket(d)
+                assert lo <= want.epsilon(d) <= hi
+            top = float(want.epsilon(0.0))
+            for e in (top * (1 - 1e-9), top, top * (1 + 1e-9)):
+                assert got.upper.delta(e) <= want.delta(e) <= got.lower.delta(e)
+
+
+def test_engine_lower_curve_ends_at_zero_exactly() -> None:
+    # Where the lower curve's β crossed 0 its interpolated value kept an ulp of its neighbour
+    # (1.58e-30 next to β = 1.2e-14) and the chord from there to (1, 0) lay above the exact
+    # curve near α = 1: compose(G(5), repeat=4, numeric=True)(0.99) read 1.58e-32 for a true
+    # 3.27e-35, and the lower curve's inverse certified ε(1e-10) = 68.6 for a true 112.8.
+    h = fdp.compose(fdp.Gaussian(5.0), repeat=4, numeric=True)
+    ref = GaussRef(10)
+    for a in (0.5, 0.99, 1 - 1e-5, 1 - 1e-10, 1 - 1e-15):
+        assert h.lower(a) <= ref.beta(M(a))
+    inv = h.lower.inverse()
+    for d in (1e-5, 1e-10):
+        assert inv.epsilon(d) >= ref.epsilon(d)
+
+
+def test_group_of_engine_curve_inverse_is_the_group_of_the_inverse() -> None:
+    # group() of an engine curve returned a bracket without an inverse, so .inverse() inverted
+    # its curves, whose bottom near α = 1 (the engine's lower curve above, too high by the ulp
+    # above) became the inverse's steep top: group(compose(G(5), repeat=4, numeric=True), 3)
+    # .inverse().epsilon(1e-5) read 205.9 for a true 577.0. The inverse is now
+    # group(f⁻¹, k) = [1 − (1 − f)^{∘k}]⁻¹, from f⁻¹'s own bracket.
+    for r, k in ((2, 2), (4, 3)):
+        g = fdp.group(fdp.compose(fdp.Gaussian(5.0), repeat=r, numeric=True), k)
+        ref = GaussRef(5 * k * mp.sqrt(r))
+        for d in (1e-3, 1e-5, 1e-10):
+            lo, hi = g.inverse().epsilon_bracket(d)
+            assert lo <= ref.epsilon(d) <= hi
+        for a in (1e-40, 1e-10, 0.5, 0.99):
+            assert g.inverse().lower(a) <= ref.beta(M(a)) <= g.inverse().upper(a)

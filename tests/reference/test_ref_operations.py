@@ -13,7 +13,6 @@ Each result is also checked against the trade-off axioms, and composed again whe
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -100,7 +99,6 @@ def test_subsample(kind, items, p) -> None:  # noqa: ANN001
     col.done()
 
 
-@pytest.mark.xfail(reason='issue 12 open: optimistic δ of Poisson pairs of engine curves above the truth by ~1e-17 beyond the largest loss', strict=False)
 @OPS
 @given(bases, small, rates)
 def test_poisson_pairs(kind, items, p) -> None:  # noqa: ANN001
