@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import check_int, check_scalar
-from ._numerics import line_envelope, lower_hull_c, norm_cdf
+from ._numerics import line_envelope, lower_hull_c, norm_cdf, norm_isf
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Bracketed
@@ -495,6 +495,8 @@ class Subsampled(TradeOff):
         self.mix = Mixture(base, self.p)
         self.x_star = _x_star(base)
         self.y_star = float(self.mix(self.x_star))
+        xs = np.asarray([self.x_star])
+        self.y_star_c = float(self.p * self._base_c(xs)[0] + (1.0 - self.p) * self.x_star)
 
     @property
     def is_symmetric(self) -> bool:
@@ -503,11 +505,45 @@ class Subsampled(TradeOff):
     def inverse(self) -> Subsampled:
         return self
 
+    def _base_c(self, t: np.ndarray) -> np.ndarray:
+        """1 − f(t) at full relative precision for small t (the closed form's complement)."""
+        f = self.base
+        if isinstance(f, Gaussian):
+            return norm_cdf(f.mu - norm_isf(t))
+        em = math.exp(f.mu) if f.mu < 700 else math.inf  # Laplace: 1 − f(t) = e^μ t below
+        with np.errstate(over="ignore", invalid="ignore"):
+            small = np.where(t == 0.0, 0.0, em * t)
+        return np.where(t < 0.5 / max(em, 1.0), small, 1.0 - np.asarray(f(t)))
+
+    def _right(self, alpha: np.ndarray) -> np.ndarray:
+        """f_p⁻¹(α) on [f_p(x*), 1]: the t ∈ [0, x*] with p (1 − f(t)) + (1 − p) t = 1 − α,
+        solved on the complements (1 − α is exact in float64 for α ≥ 1/2), by bisection on the
+        bit patterns of t (64 steps reach adjacent floats at every scale: near α = 1 the value
+        is tiny, where a bisection in t stopped at 2⁻⁶⁰ = 8.7e-19). Returns the lower end of the
+        final bracket, lowered by a relative 1e-13 (β rounded down, the guarantee side: the
+        closed forms' few ulps, which the flat tail of f amplifies, stay below it)."""
+        c = 1.0 - alpha
+        p = self.p
+        lo = np.zeros(alpha.shape, dtype=np.int64)
+        hi = np.full(alpha.shape, np.float64(self.x_star).view(np.int64))
+        for _ in range(64):
+            mid = lo + (hi - lo) // 2
+            t = mid.view(np.float64)
+            g = p * self._base_c(t) + (1.0 - p) * t
+            ok = g <= c  # f_p(t) ≥ α: t at or below the solution
+            lo = np.where(ok, mid, lo)
+            hi = np.where(ok, hi, mid)
+        return lo.view(np.float64) * (1.0 - 1e-13)
+
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
         xs, ys = self.x_star, self.y_star
-        left = np.asarray(self.mix(np.minimum(alpha, xs)))
-        right = np.asarray(Inverse(self.mix)(np.clip(alpha, ys, 1.0)))
-        return np.where(alpha <= xs, left, np.where(alpha <= ys, xs + ys - alpha, right))
+        alpha = np.asarray(alpha, dtype=float)
+        left = np.asarray(self.mix(np.minimum(alpha, xs))) * (1.0 - 4.0 * np.finfo(float).eps)
+        right = self._right(np.clip(alpha, ys, 1.0))
+        # the line x* + y* − α, with y* from its complement (1 − α is exact for α ≥ 1/2, and
+        # y* ≈ 1 carries an absolute ulp that a small β would feel), rounded down as _right
+        mid = (xs - self.y_star_c + (1.0 - alpha)) * (1.0 - 1e-13)
+        return np.where(alpha <= xs, left, np.where(alpha <= ys, mid, right))
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         pos = np.asarray(self.mix._delta(np.abs(eps)))

@@ -613,7 +613,13 @@ class SubsampledSymRef:
         b = M(b)
         if b >= self._fp(ZERO):
             return ZERO
-        return solve_decreasing(self._fp, b, ZERO, ONE, tol=1e-50)
+        # in u = log t, to a relative 1e-45 at every scale (near b = 1 the value is tiny: 6e-58
+        # at b = 1 − 1e-12 for G_10, p = 0.001, where an absolute tolerance of 1e-50 is none)
+        lo = mp.log(mp.mpf(10) ** -600)
+        if self._fp(mp.exp(lo)) <= b:
+            return solve_decreasing(self._fp, b, ZERO, mp.exp(lo), tol=1e-50)
+        u = solve_decreasing(lambda v: self._fp(mp.exp(v)), b, lo, ZERO, tol=1e-47)
+        return mp.exp(u)
 
     def beta(self, alpha: object) -> object:
         a = M(alpha)

@@ -465,3 +465,19 @@ def test_group_of_engine_curve_inverse_is_the_group_of_the_inverse() -> None:
             assert lo <= ref.epsilon(d) <= hi
         for a in (1e-40, 1e-10, 0.5, 0.99):
             assert g.inverse().lower(a) <= ref.beta(M(a)) <= g.inverse().upper(a)
+
+
+def test_subsampled_closed_form_near_alpha_one() -> None:
+    # C_p(G_μ) and C_p(L_μ) read f_p⁻¹ by a bisection in t that stopped at 2⁻⁶⁰: β(α → 1) had a
+    # floor of 8.7e-19, e.g. subsample(G(10), 0.001)(0.999999) read 8.67e-19 for a true
+    # 1.87e-39 (an exact curve above the truth). Now solved on the complements to full precision.
+    from ._ref import subsampled_gauss, subsampled_laplace
+
+    cases = [(fdp.Gaussian, subsampled_gauss, 10.0, 0.001), (fdp.Gaussian, subsampled_gauss, 3.0, 0.5),
+             (fdp.Gaussian, subsampled_gauss, 2.0, 1e-6), (fdp.Laplace, subsampled_laplace, 1.0, 0.1),
+             (fdp.Laplace, subsampled_laplace, 3.0, 0.5)]
+    for fam, ref_of, mu, p in cases:
+        c, ref = fdp.subsample(fam(mu), p), ref_of(mu, p)
+        for a in (0.2, 0.7, 0.99, 0.999999, 1 - 1e-12, 1 - 1e-15):
+            r = ref.beta(M(a))
+            assert r * (1 - 1e-12) <= c(a) <= r, (fam, mu, p, a)
