@@ -295,6 +295,566 @@ def _dpsgd_curve(sigma: float, p: float, steps: int, conv: Any, tol: float) -> T
     )
 
 
+# ------------------------------------------------------------------------------ certified results
+class Calibrated(float):
+    """A calibrated value (a ``float``) that says what certified it, in ``info``.
+
+    ``info["certified_by"]`` names the bound that proves the target: ``"engine"`` (the
+    conservative side of fdp's certified numerical bracket, at the engine tolerance
+    ``info["tol"]``), ``"closed form"`` (an exact formula) or ``"closed form and engine"``;
+    ``info["risk"]`` is the certified value of the target's quantity (ε at δ, μ, advantage or
+    TPR) at the returned value, and ``info["tight"]`` what shows that a value one ``rtol`` worse
+    for privacy-utility (less noise, more steps, a larger sample rate) misses the target.
+    """
+
+    info: dict[str, Any]
+
+    def __new__(cls, value: float, info: dict[str, Any] | None = None) -> Calibrated:
+        out = super().__new__(cls, value)
+        out.info = dict(info or {})
+        return out
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (float(self), self.info)
+
+
+class CalibratedSteps(int):
+    """A calibrated number of steps (an ``int``) with ``info`` as in :class:`Calibrated`."""
+
+    info: dict[str, Any]
+
+    def __new__(cls, value: int, info: dict[str, Any] | None = None) -> CalibratedSteps:
+        out = super().__new__(cls, value)
+        out.info = dict(info or {})
+        return out
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (int(self), self.info)
+
+
+# ------------------------------------------------------------------------------ DP-SGD risk probes
+#: Engine tolerance while locating an answer. The engine's bracket is certified for every grid
+#: (``tol`` only chooses the grid), so coarse evaluations are cheap *and* sound: their
+#: conservative side can certify a pass and their optimistic side a failure.
+_TOL_LOCATE = 3.0
+#: The engine's default accuracy (the ``tol`` of :func:`fdp.dpsgd` and :func:`fdp.compose`).
+_TOL_DEFAULT = 1e-3
+
+
+def _release(curve: Any) -> None:
+    """Break the engine's f ↔ f⁻¹ reference cycle (``_inverse``) of a curve no longer needed.
+
+    A curve from the composition engine refers to its inverse (or to the closure that builds it)
+    and the inverse back to it, so its grids would live until the next cyclic garbage collection;
+    over a search that is one set of arrays per evaluation (1.6 GB after 16 evaluations near
+    σ = 0.33 with p = 0.01, T = 1000). Breaking the cycle frees them at once.
+    """
+    for part in getattr(curve, "_parts", ()):
+        _release(part)
+    if getattr(curve, "_inverse", None) is not None:
+        curve._inverse = None
+
+
+class _Risk:
+    """Certified bounds on a DP-SGD target's risk at (σ, p, T), one *part* at a time.
+
+    The risk is ε at δ (``eps``), δ(0) (``advantage``) or 1 − h(α) (``tpr``) of the curve h of
+    :func:`fdp.sgd.dpsgd`. It does not increase with σ and does not decrease with p or T: more
+    noise, rarer sampling or fewer steps give a pointwise larger curve (G_{Δ/σ} grows as σ grows,
+    p ↦ p f + (1 − p) Id, the subsampling operator C_p and ⊗ are monotone; Dong, Roth & Su 2022,
+    Lemma A.5 and Thm 4.2). h's risk is the largest of its parts':
+
+    - ``eps`` with Poisson sampling: h = min{f, f⁻¹}** with f the T-fold add pair, whose privacy
+      profile is max(δ_f, δ_{f⁻¹}), so ε_h(δ) = max(ε_f(δ), ε_{f⁻¹}(δ)); parts ``"add"`` and
+      ``"remove"``, composed by the engine exactly as :func:`fdp.sgd.dpsgd` composes f and f⁻¹.
+      The remove pair's privacy loss is log dP/d((1 − p)P + pQ) = −log(1 − p + p e^L) ≤
+      −log(1 − p) per step, so T steps have loss ≤ −T log(1 − p) and ε_{f⁻¹}(δ) ≤ −T log(1 − p)
+      at every δ ≥ 0: a closed form that needs no grid (where the grid is expensive: small σ).
+    - otherwise a single part, ``"curve"``: h itself.
+
+    :meth:`engine` returns (optimistic, conservative) bounds on a part's risk, from the
+    certified bracket of the engine at tolerance ``tol``: the conservative one from the lower
+    curve (with the engine's tail bound where it is smaller), the optimistic one from the upper
+    curve.
+    """
+
+    def __init__(self, kind: str, a: float, b: float, conv: Any) -> None:
+        self.kind, self.a, self.b, self.conv = kind, a, b, conv
+        poisson_eps = kind == "eps" and conv.sampling == "poisson"
+        self.parts: tuple[str, ...] = ("add", "remove") if poisson_eps else ("curve",)
+        self.evaluations: dict[str, int] = {}
+
+    def closed(self, part: str, s: float, p: float, t: int) -> float:
+        """A closed-form upper bound on the part's risk, valid for every σ (``inf`` if none).
+
+        - remove direction, ε: −T log(1 − p) (see the class docstring);
+        - advantage: 1 − (1 − p)^T. Each step's pair differs only when the example is sampled,
+          so its total variation is at most p, and a product of pairs with total variations
+          τ_i has total variation at most 1 − Π(1 − τ_i) (couple the steps one by one: the
+          outputs agree with probability Π(1 − τ_i)); δ(0) is the total variation;
+        - TPR at FPR α: α + 1 − (1 − p)^T, since E_Q φ − E_P φ ≤ TV(P, Q) for every test φ.
+        """
+        if p >= 1.0:
+            return math.inf
+        if part == "remove":
+            return -t * math.log1p(-p) * (1.0 + 1e-12)  # log1p: within an ulp or two
+        if self.kind in ("advantage", "tpr"):
+            tv = -math.expm1(t * math.log1p(-p)) * (1.0 + 1e-12)
+            return tv if self.kind == "advantage" else min(1.0, (self.b + tv) * (1.0 + 1e-15))
+        return math.inf
+
+    def engine(self, part: str, s: float, p: float, t: int, tol: float) -> tuple[float, float]:
+        """(optimistic, conservative) bounds on the part's risk, from the engine at ``tol``."""
+        from .composition import compose
+        from .families import Gaussian
+        from .operations import Mixture
+        from .sgd import dpsgd
+
+        key = f"{tol:g}"
+        self.evaluations[key] = self.evaluations.get(key, 0) + 1
+        conv = self.conv
+        if part == "curve" or p >= 1.0:
+            h: Any = dpsgd(
+                s, p, t, sampling=conv.sampling, neighbours=conv.neighbours,
+                sensitivity=conv.sensitivity, tol=tol,
+            )
+        else:  # as fdp.dpsgd composes them: f = (p G + (1 − p) Id)^{⊗T}, and f⁻¹ on its own
+            step = Mixture(Gaussian(conv.sensitivity / s), p)
+            h = compose(step if part == "add" else step.inverse(), repeat=t, numeric=True, tol=tol)
+        try:
+            if self.kind == "eps":
+                cons = float(h.epsilon(self.b))
+                opt = float(h.upper.epsilon(self.b))
+            elif self.kind == "advantage":
+                cons = float(risk.advantage(h))
+                opt = float(h.upper.delta(0.0))
+            else:  # TPR at FPR b
+                cons = float(risk.tpr(h, self.b))
+                opt = float(risk.tpr(h.upper, self.b))
+        finally:
+            _release(h)
+        return opt, cons
+
+
+class _Rec:
+    """One bound on one part's risk at x: (x, tol, optimistic, conservative, source)."""
+
+    __slots__ = ("x", "tol", "opt", "cons", "source")
+
+    def __init__(self, x: float, tol: float, opt: float, cons: float, source: str) -> None:
+        self.x, self.tol, self.opt, self.cons, self.source = x, tol, opt, cons, source
+
+
+class _Probe:
+    """Certified evidence on where a monotone DP-SGD risk crosses its target, along x.
+
+    x parametrizes the searched quantity so that the risk never decreases in x (x = −log σ,
+    log p or log T); ``point(x)`` gives (σ, p, T). Every bound is kept. Because the true risk is
+    monotone, a conservative bound ≤ target at x' certifies a *pass* (the target holds) at every
+    x ≤ x', and an optimistic bound > target at x' a *failure* at every x ≥ x'. A conservative
+    bound > target at the engine's default accuracy counts as a failed check (the old contract:
+    "σ·(1 − rtol) may not meet the target" as fdp checks it).
+
+    Passes at an engine tolerance coarser than the default must clear the target by the relative
+    margin ``pm`` (≤ 1e-4): the certificate needs no margin, but with it the default-accuracy
+    check of the returned value agrees with the coarse one (the conservative sides at different
+    tolerances differ by a few 1e-6 when both are tight).
+    """
+
+    def __init__(
+        self, risk_: _Risk, point: Callable[[float], tuple[float, float, int]], rtol: float
+    ) -> None:
+        self.risk, self.point, self.a = risk_, point, risk_.a
+        self.pm = min(1e-4, 0.1 * rtol)
+        self.recs: dict[str, list[_Rec]] = {part: [] for part in risk_.parts}
+        self.order = list(risk_.parts)
+        self.seed_pass, self.seed_fail = -math.inf, math.inf  # closed-form facts about x
+        self.ext, self.x_max = 0.0, math.inf  # see check()
+        self.ext_failed: set[str] = set()
+
+    def target(self, tol: float) -> float:
+        return self.a if tol <= _TOL_DEFAULT else self.a * (1.0 - self.pm)
+
+    def _passes(self, r: _Rec) -> bool:
+        if r.cons > self.target(r.tol):
+            return False
+        if r.source != "engine" or r.tol <= _TOL_DEFAULT:
+            return True
+        # a coarse pass counts only if its bracket is informative: a trivial optimistic side
+        # (the engine's grid too coarse for this ε, e.g. p = 1e-4 and T = 1e4) comes with
+        # conservative bounds that jump by several % as σ or tol move, so the default-accuracy
+        # check could disagree with it (it would still be a valid certificate)
+        return r.opt > 0.0 and r.cons <= 1.25 * r.opt
+
+    def _fails(self, r: _Rec) -> bool:
+        return r.opt > self.a or (0.0 < r.tol <= _TOL_DEFAULT and r.cons > self.a)
+
+    def lo(self) -> float:
+        """The largest x certified to pass (every part has a passing bound at some x' ≥ x)."""
+        per = [max((r.x for r in rs if self._passes(r)), default=-math.inf)
+               for rs in self.recs.values()]
+        return max(self.seed_pass, min(per))
+
+    def hi(self) -> float:
+        """The smallest x shown to fail (a part's optimistic bound, or the default check)."""
+        return min([self.seed_fail] + [r.x for rs in self.recs.values() for r in rs
+                                       if self._fails(r)])
+
+    def pass_evidence(self, x: float) -> list[_Rec]:
+        """For each part, the bound that certifies it at x (the one at the smallest x' ≥ x)."""
+        out = []
+        for rs in self.recs.values():
+            ok = [r for r in rs if self._passes(r) and r.x >= x]
+            if ok:
+                out.append(min(ok, key=lambda r: (r.x, r.cons)))
+        return out
+
+    def fail_evidence(self, x: float) -> _Rec | None:
+        bad = [r for rs in self.recs.values() for r in rs if self._fails(r) and r.x <= x]
+        return max(bad, key=lambda r: r.x) if bad else None
+
+    def _certified(self, part: str, x: float) -> bool:
+        return any(self._passes(r) and r.x >= x for r in self.recs[part])
+
+    def check(self, x: float, tol: float) -> tuple[float, float]:
+        """Bound the risk at x with the engine at ``tol``: (optimistic, conservative) over the
+        parts evaluated there. The part that was largest so far goes first; the others matter
+        only if x can pass, so they are skipped when it cannot or when they are certified at x
+        already, and are first tried coarsely (tol 3) a little further out, at x + ``ext``,
+        which certifies them for every x below it when they are well inside the target."""
+        s, p, t = self.point(x)
+        engine_parts = []
+        closed_cons = 0.0
+        for part in self.order:
+            bound = self.risk.closed(part, s, p, t)
+            if bound <= self.a:
+                self.recs[part].append(_Rec(x, 0.0, 0.0, bound, "closed form"))
+                closed_cons = max(closed_cons, bound)
+            else:
+                engine_parts.append(part)
+        opt, cons = -math.inf, -math.inf
+        for i, part in enumerate(engine_parts):
+            if i > 0:
+                if cons > self.target(tol) or self._certified(part, x):
+                    continue
+                recs = self.recs[part]
+                if (tol < _TOL_LOCATE and self.ext > 0.0 and part not in self.ext_failed
+                        and recs and recs[-1].cons <= 0.97 * self.a):  # well inside the target
+                    xe = min(x + self.ext, self.x_max)
+                    self._record(part, xe, _TOL_LOCATE)
+                    if self._certified(part, x):
+                        continue
+                    self.ext_failed.add(part)
+            o, c = self._record(part, x, tol)
+            opt, cons = max(opt, o), max(cons, c)
+        if not engine_parts:
+            return 0.0, closed_cons
+        last = {q: (self.recs[q][-1].cons if self.recs[q] else -math.inf) for q in self.order}
+        self.order.sort(key=lambda q: -last[q])
+        return opt, cons
+
+    def _record(self, part: str, x: float, tol: float) -> tuple[float, float]:
+        o, c = self.risk.engine(part, *self.point(x), tol)
+        if not (c >= 0.0 and o >= 0.0):  # NaN: never a certificate
+            raise FloatingPointError(f"the engine returned {o!r}, {c!r} at {self.point(x)}")
+        self.recs[part].append(_Rec(x, tol, o, c, "engine"))
+        return o, c
+
+
+def _log_ratio(v: float, a: float) -> float:
+    """log(v/a), ±inf at the ends (v = 0 or inf)."""
+    if v <= 0.0:
+        return -math.inf
+    if math.isinf(v):
+        return math.inf
+    return math.log(v / a)
+
+
+def _locate(
+    probe: _Probe, x0: float, slope: float, gap: float, x_max: float, max_evals: int
+) -> tuple[float, float, float, float, int]:
+    """Stage 1 of :func:`_solve`: coarse (tol 3) secant steps on F(x) = log(risk/target), safe-
+    guarded by the bracket of F's sign, until the root is known to ~gap/4 (or the probe's
+    evidence already closes the gap). Returns the last x evaluated, its conservative bound, the
+    log-width of its bracket, the slope dF/dx and the number of evaluations."""
+    a = probe.a
+    tol3 = _TOL_LOCATE
+    x = x3 = min(x0, x_max)
+    cons3, width3 = math.nan, math.inf
+    xl, xh = -math.inf, math.inf  # F ≤ 0 at xl, F > 0 at xh (coarse)
+    prev: tuple[float, float] | None = None
+    limit, last_dir = 2.0, 0
+    evals = 0
+    while evals < max_evals:
+        opt, cons = probe.check(x, tol3)
+        evals += 1
+        if probe.hi() - probe.lo() <= gap or probe.lo() >= x_max:
+            break
+        f = _log_ratio(cons, a)
+        x3, cons3 = x, cons
+        width3 = _log_ratio(cons, opt) if opt > 0.0 else math.inf
+        if f <= 0.0:
+            xl = max(xl, x)
+        else:
+            xh = min(xh, x)
+        if prev is not None and math.isfinite(f) and math.isfinite(prev[1]):
+            if abs(x - prev[0]) >= gap / 2:
+                sl = (f - prev[1]) / (x - prev[0])
+                if sl > 0.0:
+                    slope = min(max(sl, slope / 30.0), slope * 30.0)
+        if math.isfinite(f):
+            prev = (x, f)
+            step = -f / slope
+        else:
+            step = math.inf if f < 0 else -math.inf
+        direction = 1 if step > 0 else -1
+        if abs(step) > limit:  # walking far in one direction: let the steps grow
+            limit = limit * 2.0 if direction == last_dir else 2.0
+            step = direction * limit
+        last_dir = direction
+        new = x + step
+        if math.isfinite(xl) and math.isfinite(xh) and not xl < new < xh:
+            new = 0.5 * (xl + xh)
+        new = min(new, x_max)
+        if abs(new - x) <= gap / 4 or (xh - xl) <= gap / 4:
+            break
+        x = new
+    return x3, cons3, width3, slope, evals
+
+
+def _solve(
+    probe: _Probe, x0: float, slope: float, gap: float, x_max: float, max_evals: int = 60
+) -> float:
+    """The largest x certified to pass, with a failure shown at most ``gap`` above it.
+
+    1. *Locate* with coarse engine evaluations (tol 3, milliseconds): secant steps on
+       F(x) = log(risk/target) (nearly linear in x for ε, advantage and TPR), inside the bracket
+       of F's sign, until the root of F is known to ~gap/4.
+    2. *Certify*: choose the engine tolerance tol_f whose bracket, as a width in x, leaves room
+       for a pass and a failure ``gap`` apart (the width shrinks about linearly with tol), bound
+       the risk there, and from it predict the roots of the conservative and optimistic bounds
+       (slope from the secant). Then evaluate a pass just below the conservative root, at a
+       coarser tol_p when the conservative side has converged there already (it converges much
+       faster than the optimistic one), and a failure ``gap`` above the best pass at tol_f. Coarse
+       and fine bounds are all certified, so every pass and failure counts, whatever tolerance
+       showed it; each new bound refines the predicted roots.
+    3. If that has not closed the gap (only for rtol below the default bracket's width): bisect
+       with the default-accuracy check, whose outcomes are all passes or failed checks.
+
+    ``slope`` is a first guess of dF/dx > 0; ``x_max`` the largest x allowed (returned as soon as
+    it is certified to pass).
+    """
+    probe.ext, probe.x_max = 4.0 * gap, x_max
+
+    def done() -> bool:
+        return probe.hi() - probe.lo() <= gap or probe.lo() >= x_max
+
+    # ---- 1. locate, coarse
+    x3, cons3, width3, slope, evals = _locate(probe, x0, slope, gap, x_max, max_evals // 2)
+    if done():
+        return probe.lo()
+    tol3 = _TOL_LOCATE
+    # ---- 2. certify
+    m = gap / 8.0
+    room = slope * (gap - 2.0 * m) - probe.pm  # in F, for the two bounds' errors
+    if room > 0.0 and 0.0 < width3 < math.inf:
+        tol_f = min(max(0.7 * tol3 * room / width3, _TOL_DEFAULT), tol3)
+    else:
+        tol_f = _TOL_DEFAULT
+    guess = x3
+    if tol_f > _TOL_DEFAULT:
+        x3, guess, used = _certify(probe, x3, cons3, tol_f, slope, gap, room, x_max,
+                                   max_evals - evals)
+        evals += used
+    # ---- 3. the default-accuracy check alone: from the best guess, step outwards (doubling)
+    # until a pass and a failed check bracket the root, then bisect
+    step, x = gap, guess
+    while evals < max_evals + 200 and not done():
+        probe.check(min(x, x_max), _TOL_DEFAULT)
+        evals += 1
+        lo, hi = probe.lo(), probe.hi()
+        if hi - lo <= 4.0 * step:
+            x = 0.5 * (lo + hi)
+        elif x <= lo:  # passed: look further up
+            x, step = lo + step, 2.0 * step
+        else:  # failed: look further down
+            x, step = hi - step, 2.0 * step
+    return probe.lo()
+
+
+def _certify(
+    probe: _Probe, x3: float, cons3: float, tol_f: float, slope: float, gap: float,
+    room: float, x_max: float, max_evals: int,
+) -> tuple[float, float, int]:
+    """Stage 2 of :func:`_solve` (see there); returns x3, the best guess of the root of the
+    conservative bound (for stage 3) and the number of evaluations."""
+    a = probe.a
+    tol3 = _TOL_LOCATE
+    m = gap / 8.0
+    evals = 0
+
+    def done() -> bool:
+        return probe.hi() - probe.lo() <= gap or probe.lo() >= x_max
+
+    last: list[float] = []  # x, Fc, Fo, tol of the latest evaluation at tol_f
+    est = [math.nan, math.nan]  # predicted roots of the conservative and optimistic bounds
+
+    def at_f(x: float) -> float:
+        """Bound the risk at x at tol_f and update the slope and the predicted roots."""
+        nonlocal slope
+        opt, cons = probe.check(x, tol_f)
+        fc, fo = _log_ratio(cons, probe.target(tol_f)), _log_ratio(opt, a)
+        if tol_f <= _TOL_DEFAULT:  # the default check fails beyond the root of cons = target
+            fo = max(fo, _log_ratio(cons, a))
+        if last and math.isfinite(fc) and math.isfinite(last[1]) and abs(x - last[0]) >= gap / 4:
+            sl = (fc - last[1]) / (x - last[0])
+            if sl > 0.0:
+                slope = min(max(sl, slope / 10.0), slope * 10.0)
+        last[:] = [x, fc, fo, tol_f]
+        est[0] = x - fc / slope if math.isfinite(fc) else (x + 1.0 if fc < 0 else x - 1.0)
+        est[1] = x - fo / slope if math.isfinite(fo) else math.inf
+        return cons
+
+    x = max(min(x3, probe.hi(), x_max), probe.lo())
+    cons_f = at_f(x)
+    evals += 1
+    # How much the conservative bound drops from tol 3 to tol_f here (it converges much faster
+    # than the optimistic one). Scaled about linearly with tol, it says how coarse a pass check
+    # may be: its excess must fit the room that the failure's bracket leaves.
+    e_c3 = math.inf
+    if x == x3 and cons3 > 0.0 and cons_f > 0.0:
+        e_c3 = max(math.log(cons3 / cons_f), 0.0)
+
+    def pass_tol(width: float) -> float:
+        ref = last[3]
+        budget = 0.5 * (room - width)
+        for tp in (3.0, 1.0, 0.3, 0.1):
+            if tp > 2.0 * ref and e_c3 * (tp - ref) / (tol3 - ref) <= budget:
+                return tp
+        return ref
+
+    def excess(tp: float) -> float:  # predicted excess of tol tp's conservative bound over last
+        ref = last[3]
+        return e_c3 * max(tp - ref, 0.0) / (tol3 - ref) if tp > ref else 0.0
+
+    tol_p = pass_tol(last[1] - last[2]) if math.isfinite(last[2]) else tol_f
+    seen: set[tuple[float, float]] = set()
+    while evals < max_evals and not done():
+        x_cf, x_of = est
+        lo, hi = probe.lo(), probe.hi()
+        if x_of - x_cf > gap - 2.0 * m and tol_f > _TOL_DEFAULT:
+            # the tol_f bracket is too wide (in x) for a pass and a failure gap apart: refine.
+            # The conservative root barely moves; the optimistic one comes in with the width,
+            # about linearly in tol.
+            w = last[1] - last[2]
+            new = max(_TOL_DEFAULT, min(tol_f / 2.0, 0.7 * tol_f * room / w if w > 0 else 0.0))
+            w_new = w * new / tol_f if math.isfinite(w) else math.inf
+            tol_f = new
+            est[1] = x_cf + w_new / slope
+            tol_p = max(pass_tol(w_new), tol_f)
+            continue
+        xp = x_cf - excess(tol_p) / slope - m - 0.1 * abs(x_cf - last[0])
+        if lo + gap / 4.0 < xp < hi and (xp, tol_p) not in seen:
+            seen.add((xp, tol_p))  # a pass closer to the root
+            if tol_p == tol_f:
+                at_f(xp)
+            else:
+                probe.check(xp, tol_p)
+            evals += 1
+            if probe.lo() < xp and tol_p > last[3]:  # the coarse bound was not tight enough
+                tol_p = last[3]
+            continue
+        xf = min(lo + gap * (1.0 - 1e-9), x_max)  # a failure one gap above the best pass
+        if (xf, tol_f) in seen:  # learnt nothing new there: refine, or go to 3
+            if tol_f <= _TOL_DEFAULT:
+                break
+            tol_f = max(tol_f / 4.0, _TOL_DEFAULT)
+            continue
+        seen.add((xf, tol_f))
+        at_f(xf)
+        evals += 1
+    return x3, (est[0] if math.isfinite(est[0]) else x3), evals
+
+
+# ------------------------------------------------------------------------------ starting points
+def _gauss_risk(kind: str, mu: float, b: float) -> float:
+    """The target's risk for G_μ (DRS Cor 2.13, Def 2.7): ε at δ = b, δ(0), or TPR at FPR b."""
+    if kind == "eps":
+        return float(gdp.epsilon(mu, b))
+    if kind == "advantage":
+        return float(special.erf(mu / (2.0 * math.sqrt(2.0))))
+    return float(special.ndtr(special.ndtri(b) + mu))
+
+
+def _clt_mu(s: float, p: float, t: int, conv: Any) -> float:
+    """μ of the GDP central-limit approximation of DP-SGD (:func:`fdp.sgd.dpsgd_clt`): a guess
+    that only chooses where the search starts, never a bound."""
+    from .sgd import dpsgd_clt
+
+    try:
+        h = dpsgd_clt(s, p, t, conv.sampling, neighbours=conv.neighbours,
+                      sensitivity=conv.sensitivity)
+    except OverflowError:  # e^{Δ²/σ²} beyond float range: tiny σ
+        return math.inf
+    return float(h.info["mu"])  # type: ignore[attr-defined]
+
+
+def _clt_slope(kind: str, b: float, mus: tuple[float, float], dx: float) -> float:
+    """d log(risk)/dx of the CLT guess between two μ's a step dx apart (clipped to [0.2, 20])."""
+    r0, r1 = (_gauss_risk(kind, m, b) for m in mus)
+    if not (r0 > 0.0 and r1 > 0.0) or dx == 0.0:
+        return 1.5
+    return min(max(math.log(r1 / r0) / dx, 0.2), 20.0)
+
+
+def _clt_sigma(p: float, t: int, conv: Any, mu_star: float, known: float) -> float:
+    """σ whose CLT μ is μ* (bisection in log σ; μ_CLT decreases in σ), at most ``known``."""
+    if not (mu_star > 0.0 and math.isfinite(known)):
+        return 1.0
+    lo, hi = math.log(known) - 60.0, math.log(known)
+    if _clt_mu(math.exp(hi), p, t, conv) >= mu_star:
+        return known
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        m = _clt_mu(math.exp(mid), p, t, conv)
+        lo, hi = (mid, hi) if m > mu_star else (lo, mid)
+    return math.exp(hi)
+
+
+# ------------------------------------------------------------------------------ result info
+def _evidence(probe: _Probe, x: float, fail_x: float, to_value: Callable[[float], float],
+              name: str) -> dict[str, Any]:
+    """The certificate of the answer at x and the evidence of its tightness, as plain data."""
+    passes = probe.pass_evidence(x)
+    engine = [r for r in passes if r.source == "engine"]
+    closed = [r for r in passes if r.source != "engine"]
+    if x <= probe.seed_pass and (not passes or len(passes) < len(probe.recs)):
+        by = "closed form"
+        risk_ = math.nan
+    else:
+        by = " and ".join(s for s, rs in (("closed form", closed), ("engine", engine)) if rs)
+        risk_ = max(r.cons for r in passes)
+    parts = list(probe.recs)
+    out: dict[str, Any] = {
+        "certified_by": by,
+        "risk": risk_,
+        "tol": max((r.tol for r in engine), default=None),
+        "evidence": [
+            {"part": part, name: to_value(r.x), "bound": r.cons, "tol": r.tol, "source": r.source}
+            for part, r in zip(parts, passes, strict=False)
+        ] if len(passes) == len(parts) else [],
+        "evaluations": dict(probe.risk.evaluations),
+    }
+    bad = probe.fail_evidence(fail_x)
+    if bad is not None:
+        how = ("optimistic bound above the target (fails in truth)" if bad.opt > probe.a
+               else "default-accuracy check fails")
+        out["tight"] = {name: to_value(bad.x), "how": how, "optimistic": bad.opt,
+                        "conservative": bad.cons, "tol": bad.tol}
+    return out
+
+
+# ------------------------------------------------------------------------------ DP-SGD
 def calibrate_dpsgd(
     sample_rate: Any,
     steps: Any,
@@ -310,7 +870,7 @@ def calibrate_dpsgd(
     sensitivity: float | None = None,
     rtol: float = 1e-3,
     min_noise_multiplier: float = 1e-12,
-) -> float:
+) -> Calibrated:
     """The smallest noise multiplier σ such that DP-SGD meets the target, certified.
 
     σ is the noise std on the sum of clipped per-example gradients over the clipping norm C
@@ -326,13 +886,33 @@ def calibrate_dpsgd(
 
     A test with type I error α has type II error ≥ h(α) (Dong, Roth & Su 2022, Def 2.1), which is
     where the two risk targets come from; calibrating noise to them rather than to (ε, δ) is
-    attack-aware calibration (Kulynych et al. 2024). Risk decreases as σ grows, so the search
-    brackets and bisects, at a coarse engine accuracy first and then at the default one; it never
-    returns more than the closed-form σ = Δ√T/μ*, where μ* is the largest μ for which G_μ meets the
-    target (DP-SGD's curve is at least G_{√T Δ/σ}; for advantage a, μ* = 2√2 erf⁻¹(a), since
-    G_μ's advantage is 2Φ(μ/2) − 1; for TPR t at FPR α, μ* = Φ⁻¹(t) − Φ⁻¹(α), since 1 − G_μ(α) =
-    Φ(Φ⁻¹(α) + μ)). With ``sample_rate=1`` that σ is the exact answer. The result meets the
-    target and σ·(1 − rtol) may not.
+    attack-aware calibration (Kulynych et al. 2024).
+
+    Closed forms first. DP-SGD's curve is at least G_{√T Δ/σ} (sampling mixes each step with
+    Id ≥ G; composition and the inverse are monotone), so σ = Δ√T/μ* always meets the target,
+    where μ* is the largest μ for which G_μ meets it (for advantage a, μ* = 2√2 erf⁻¹(a), since
+    G_μ's advantage is 2Φ(μ/2) − 1; for TPR t at FPR α, μ* = Φ⁻¹(t) − Φ⁻¹(α), since
+    1 − G_μ(α) = Φ(Φ⁻¹(α) + μ)); the answer is never larger. With ``sample_rate=1`` it is the
+    exact answer, and for a ``mu`` target it is exact at every sample rate (subsampling never
+    lowers the strict GDP μ of DP-SGD: see :func:`fdp.clt.gdp_mu`).
+
+    Otherwise the risk is bounded by the certified engine, which brackets the exact curve at
+    any grid; its ``tol`` only chooses the grid, so coarse evaluations are cheap and still
+    certified: a conservative bound below the target proves a pass, an optimistic one above it
+    proves a failure. The search locates the answer with coarse evaluations (tol = 3), then
+    certifies a pass and a failure ``rtol`` apart at the coarsest tolerance whose bracket is
+    narrow enough (about tol 0.01–0.1 at the default ``rtol``), and bisects with the default
+    accuracy only if that is not enough (rtol below the default bracket's width). With Poisson
+    sampling and an (ε, δ) target the add and remove directions are bounded separately, the
+    remove one by the closed form ε ≤ −T log(1 − p) when that meets the target (its privacy
+    loss is at most −log(1 − p) per step).
+
+    Guarantee: the returned σ meets the target, certified (``info`` says by which bound, at
+    which engine tolerance, and the certified risk); a pass at a tolerance coarser than the
+    default clears the target by a relative margin of min(1e-4, rtol/10), so that
+    ``fdp.dpsgd(σ, ...)`` at its default accuracy agrees. σ·(1 − rtol) misses it: in truth when
+    ``info["tight"]["how"]`` says so (an optimistic bound above the target), or by fdp's
+    default-accuracy check.
 
     Parameters
     ----------
@@ -352,14 +932,14 @@ def calibrate_dpsgd(
     sensitivity : float, optional
         L2 sensitivity of the clipped-gradient sum in units of C; default 1 (add-remove) or 2
         (replace-one). One step is G_{sensitivity/σ}.
-    rtol : relative tolerance of the search.
-    min_noise_multiplier : the smallest σ tried (small σ makes each accounting slow); if it
-        already meets the target, ValueError says so.
+    rtol : relative tolerance of the search, in [1e-6, 0.5].
+    min_noise_multiplier : the smallest σ tried; if it already meets the target, ValueError
+        says so (at the default 1e-12 it is returned instead).
 
     Returns
     -------
-    float
-        σ.
+    Calibrated
+        σ, a ``float`` whose ``info`` dict says what certified it (see :class:`Calibrated`).
 
     Raises
     ------
@@ -371,13 +951,17 @@ def calibrate_dpsgd(
     ----------
     Dong, Roth & Su (2022), "Gaussian differential privacy", JRSS B, Def 2.1, Prop 2.12 and
     Cor 2.13. Kulynych, Gomez, Kaissis, du Pin Calmon & Troncoso (2024), "Attack-aware noise
-    calibration for differential privacy", NeurIPS.
+    calibration for differential privacy", NeurIPS. Zhu, Dong & Wang (2022), "Optimal accounting
+    of differential privacy via characteristic function", AISTATS (the add and remove pairs of
+    Poisson subsampling).
 
     Examples
     --------
     >>> s = calibrate_dpsgd(0.01, 100, eps=2.0, delta=1e-5, rtol=1e-2)
     >>> 0.5 < s < 1.0
     True
+    >>> s.info["certified_by"]   # remove direction: ε ≤ −T log(1 − p) = 1.005 ≤ 2, closed form
+    'closed form and engine'
     >>> import fdp
     >>> s = calibrate_dpsgd(0.01, 1000, advantage=0.1, rtol=1e-2)
     >>> bool(fdp.risk.advantage(fdp.dpsgd(s, 0.01, 1000)) <= 0.1)
@@ -396,24 +980,68 @@ def calibrate_dpsgd(
     conv = _conv(sampling, neighbours, sensitivity)
     known = _full_batch_sigma(t, conv, kind, a, b)
 
-    def ok_at(tol: float) -> Callable[[float], bool]:
-        return lambda s: _meets(_dpsgd_curve(s, p, t, conv, tol), kind, a, b)
+    def at_floor() -> Calibrated:
+        if floor > 1e-12:
+            raise ValueError(
+                f"the target is met already at the smallest noise multiplier searched, {floor:g}"
+            )
+        return Calibrated(floor, {"certified_by": "engine", "note": "the smallest σ searched"})
 
-    def search(ok: Callable[[float], bool], start: float, tol: float, factor: float) -> float:
-        return _search(
-            ok,
-            max(start, floor),
-            increasing_ok=True,
-            rtol=tol,
-            what="noise multiplier",
-            known_ok=known,
-            floor=floor,
-            factor=factor,
-        )
+    if kind == "mu" or p == 1.0:
+        return _closed_form_sigma(known, p, t, conv, kind, a, b, floor, at_floor)
+    search_kind, sa, sb = kind, a, b
+    if kind == "eps" and a == 0.0:  # ε(δ) = 0 ⇔ δ(0) ≤ δ: the advantage target δ
+        search_kind, sa, sb = "advantage", b, 0.0
+    probe = _Probe(_Risk(search_kind, sa, sb, conv), lambda x: (math.exp(-x), p, t), rtol)
+    if math.isfinite(known):
+        probe.seed_pass = -math.log(known)
+    mu_star = _gaussian_mu_bound(search_kind, sa, sb)
+    s0 = min(max(_clt_sigma(p, t, conv, mu_star, known), floor), known)
+    slope = _clt_slope(search_kind, sb, (_clt_mu(s0, p, t, conv),
+                                          _clt_mu(s0 * math.exp(-0.01), p, t, conv)), 0.01)
+    gap = -math.log1p(-rtol)
+    x_max = -math.log(floor)
+    x = _solve(probe, -math.log(s0), slope, gap, x_max)
+    if x >= x_max:
+        return at_floor()
+    if not math.isfinite(x):  # pragma: no cover - the closed form always certifies something
+        raise ValueError("target unreachable: no noise multiplier is certified to meet it")
+    sigma = math.exp(-x)
+    info = _evidence(probe, x, x + gap, lambda v: math.exp(-v), "noise_multiplier")
+    if x <= probe.seed_pass and info["certified_by"] == "closed form":
+        sigma = known
+        info["risk"] = None
+        info["note"] = ("the full-batch σ = Δ√T/μ*: DP-SGD's curve is at least G_{√T Δ/σ}; "
+                        "the engine certified no smaller σ")
+    return Calibrated(sigma, info)
 
-    coarse = search(ok_at(1e-2), 1.0, max(rtol, 2e-2), 2.0)
-    # refine at the default accuracy in a bracket around the coarse answer
-    return search(ok_at(1e-3), coarse * 0.97, rtol, 1.03)
+
+def _closed_form_sigma(
+    known: float, p: float, t: int, conv: Any, kind: str, a: float, b: float, floor: float,
+    at_floor: Callable[[], Calibrated],
+) -> Calibrated:
+    """The full-batch σ = Δ√T/μ*, exact for p = 1 and for μ targets, checked on the curve."""
+    if known <= floor:
+        return at_floor()
+    why = ("T steps with every example are G_{√T Δ/σ} exactly (DRS Cor 3.3)" if p == 1.0 else
+           "DP-SGD's strict GDP μ is √T Δ/σ at every sample rate (fdp.clt.gdp_mu)")
+    # The closed form is the certificate. fdp's own check of the curve rounds its evaluations
+    # conservatively too, by a few ulps; step σ up (by at most ~1e-6 relative) until it agrees.
+    s = known
+    for k in range(21):
+        curve = _dpsgd_curve(s, p, t, conv, _TOL_LOCATE)
+        ok = _meets(curve, kind, a, b)
+        _release(curve)
+        if ok:
+            break
+        s = known * (1.0 + 1e-12 * 2.0**k)
+    else:
+        s = known
+        why += "; fdp's numerical check of the curve does not confirm it (rounding)"
+    return Calibrated(s, {
+        "certified_by": "closed form", "note": why, "mu_star": _gaussian_mu_bound(kind, a, b),
+        "tight": {"noise_multiplier": known * (1.0 - 1e-9), "how": "exact (closed form)"},
+    })
 
 
 def _full_batch_sigma(t: int, conv: Any, kind: str, a: float, b: float) -> float:
@@ -438,8 +1066,15 @@ def calibrate_steps(
     neighbours: str | None = None,
     sensitivity: float | None = None,
     max_steps: int = 10**7,
-) -> int:
+) -> CalibratedSteps:
     """The largest number of DP-SGD steps that meets the target (certified), or 0 if none does.
+
+    The risk grows with T. As in :func:`calibrate_dpsgd`: coarse certified evaluations (tol 3)
+    locate T (starting from the CLT guess), finer ones bracket it between a certified pass and a
+    failure, and the remaining few steps are decided by the default-accuracy check, so the answer
+    T is certified and T + 1 fails the default-accuracy check (or, when ``info["tight"]`` says
+    so, fails in truth). For a μ target the answer is the closed form ⌊(μ σ/Δ)²⌋ (DP-SGD's strict
+    GDP μ is √T Δ/σ at every sample rate; see :func:`fdp.clt.gdp_mu`).
 
     Parameters
     ----------
@@ -454,6 +1089,11 @@ def calibrate_steps(
         L2 sensitivity of the clipped-gradient sum in units of C; default 1 (add-remove) or 2
         (replace-one). One step is G_{sensitivity/σ}.
     max_steps : the largest T tried.
+
+    Returns
+    -------
+    CalibratedSteps
+        T, an ``int`` whose ``info`` says what certified it.
     """
     s = check_scalar("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
     p = check_scalar("sample_rate", sample_rate, low=0.0, high=1.0, low_open=True)
@@ -461,22 +1101,100 @@ def calibrate_steps(
     max_steps = check_int("max_steps", max_steps, low=1)
     conv = _conv(sampling, neighbours, sensitivity)
 
-    def ok(t: int) -> bool:
-        return _meets(_dpsgd_curve(s, p, t, conv, 1e-3), kind, a, b)
+    if kind == "mu" or p == 1.0:
+        return _closed_form_steps(s, p, conv, kind, a, b, max_steps)
+    search_kind, sa, sb = kind, a, b
+    if kind == "eps" and a == 0.0:
+        search_kind, sa, sb = "advantage", b, 0.0
+    probe = _Probe(_Risk(search_kind, sa, sb, conv),
+                   lambda x: (s, p, int(round(math.exp(x)))), 1e-3)
+    # T steps are at least G_{√T Δ/σ}: every T with √T Δ/σ ≤ μ* passes (closed form)
+    mu_star = _gaussian_mu_bound(search_kind, sa, sb)
+    t_known = min(int(math.floor((mu_star * s / conv.sensitivity) ** 2 * (1 - 1e-12))),
+                  max_steps)
+    if t_known >= 1:
+        probe.seed_pass = math.log(t_known)
+    one = _clt_mu(s, p, 1, conv)
+    t0 = (mu_star / one) ** 2 if one > 0 else 1.0
+    t0 = min(max(t0, 1.0, t_known), float(max_steps))
+    slope = _clt_slope(search_kind, sb, (one * math.sqrt(t0), one * math.sqrt(t0 * 1.01)),
+                       math.log(1.01))
+    lo = _solve_steps(probe, t0, slope, max_steps)
+    if lo == 0:
+        return CalibratedSteps(0, {"certified_by": None, "note": "T = 1 misses the target",
+                                   "evaluations": dict(probe.risk.evaluations)})
+    step = lambda x: int(round(math.exp(x)))  # noqa: E731
+    info = _evidence(probe, math.log(lo), math.log(lo + 1), step, "steps")
+    return CalibratedSteps(lo, info)
 
-    if not ok(1):
-        return 0
-    lo, hi = 1, 2
-    while hi <= max_steps and ok(hi):
-        lo, hi = hi, hi * 2
-    hi = min(hi, max_steps + 1)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+
+def _solve_steps(probe: _Probe, t0: float, slope: float, max_steps: int) -> int:
+    """The largest T certified to pass with T + 1 failing (in truth, or by the default check).
+
+    Coarse certified evaluations locate T (:func:`_locate`, to ~0.1 %); the last steps are then
+    decided by the default-accuracy check with secant predictions of the integer boundary in
+    log T (nearly linear), safeguarded by bisection. An integer step changes the risk by ~1/(2T)
+    relative, below the width of any coarser bracket, so the default check decides there; the
+    coarse stage only saves the evaluations that would get there.
+    """
+    a = probe.a
+    x_max = math.log(max_steps)
+    probe.ext, probe.x_max = 4e-3, x_max
+
+    def lo_t() -> int:
+        lo = probe.lo()
+        return min(int(round(math.exp(lo))), max_steps) if math.isfinite(lo) else 0
+
+    def hi_t() -> int:
+        hi = probe.hi()
+        return int(round(math.exp(hi))) if math.isfinite(hi) else max_steps + 1
+
+    x3, _, _, slope, _ = _locate(probe, math.log(t0), slope, 1e-3, x_max, 30)
+    t = min(max(int(round(math.exp(x3))), 1), max_steps)
+    done: set[int] = set()
+    last: tuple[float, float] | None = None
+    for _ in range(200):
+        lo, hi = lo_t(), hi_t()
+        if lo >= max_steps or hi - lo <= 1:
+            return min(lo, max_steps)
+        if not lo < t < hi or t in done:
+            t = (lo + hi) // 2 if hi <= max_steps else min(max(2 * lo, lo + 1), max_steps)
+        done.add(t)
+        _, cons = probe.check(math.log(t), _TOL_DEFAULT)
+        f = _log_ratio(cons, a)
+        if last is not None and t != last[0] and math.isfinite(f) and math.isfinite(last[1]):
+            sl = (f - last[1]) / (math.log(t) - math.log(last[0]))
+            if sl > 0.0:
+                slope = min(max(sl, slope / 10.0), slope * 10.0)
+        if math.isfinite(f):
+            last = (t, f)
+            pred = math.exp(math.log(t) - f / slope)  # predicted boundary (risk = target)
+            guess = int(math.floor(pred))  # the last T predicted to pass
+            lo, hi = lo_t(), hi_t()
+            t = guess if guess not in done and lo < guess < hi else guess + 1
+    return lo_t()
+
+
+def _closed_form_steps(
+    s: float, p: float, conv: Any, kind: str, a: float, b: float, max_steps: int
+) -> CalibratedSteps:
+    """μ targets (any p) and p = 1 (any target): T steps are G_{√T Δ/σ} in the sense that
+    matters (exactly for p = 1; the strict GDP μ for p < 1), so T* = ⌊(μ* σ/Δ)²⌋, checked."""
+    mu_star = _gaussian_mu_bound(kind, a, b)
+    t = min(int(math.floor((mu_star * s / conv.sensitivity) ** 2)) + 1, max_steps)
+
+    def ok(n: int) -> bool:
+        curve = _dpsgd_curve(s, p, n, conv, _TOL_LOCATE)
+        out = _meets(curve, kind, a, b)
+        _release(curve)
+        return out
+
+    while t >= 1 and not ok(t):  # at most a step or two of rounding
+        t -= 1
+    return CalibratedSteps(max(t, 0), {
+        "certified_by": "closed form" if t >= 1 else None,
+        "note": "T Δ²/σ² ≤ μ*² (DP-SGD's strict GDP μ is √T Δ/σ at every sample rate)",
+    })
 
 
 def calibrate_sample_rate(
@@ -490,8 +1208,13 @@ def calibrate_sample_rate(
     neighbours: str | None = None,
     sensitivity: float | None = None,
     rtol: float = 1e-3,
-) -> float:
+) -> Calibrated:
     """The largest sample rate for which DP-SGD meets the target (certified).
+
+    The risk grows with p. The search is the one of :func:`calibrate_dpsgd` along log p: it starts
+    from the CLT guess, locates with coarse certified evaluations and certifies a pass p and a
+    failure at most p(1 + rtol) (in truth when ``info["tight"]`` says so, else by the
+    default-accuracy check). p = 1 is exact (G_{√T Δ/σ}) and checked first.
 
     Parameters
     ----------
@@ -506,6 +1229,11 @@ def calibrate_sample_rate(
         L2 sensitivity of the clipped-gradient sum in units of C; default 1 (add-remove) or 2
         (replace-one). One step is G_{sensitivity/σ}.
     rtol : relative tolerance of the search.
+
+    Returns
+    -------
+    Calibrated
+        p, a ``float`` whose ``info`` says what certified it.
     """
     s = check_scalar("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
     t = check_int("steps", steps, low=1)
@@ -513,21 +1241,34 @@ def calibrate_sample_rate(
     rtol = _check_rtol(rtol)
     conv = _conv(sampling, neighbours, sensitivity)
 
-    def ok(p: float) -> bool:
-        return p <= 1.0 and _meets(_dpsgd_curve(s, min(p, 1.0), t, conv, 1e-3), kind, a, b)
-
     if kind == "mu":
         # at p = 1 the curve is G_{√T Δ/σ} exactly; the certified μ includes the tails, where T
         # sampled steps act as G_{√T Δ/σ} with weight p^T, so no sample rate lowers it further
         full = conv.sensitivity * math.sqrt(t) / s
         if full <= a:
-            return 1.0
+            return Calibrated(1.0, {"certified_by": "closed form"})
         raise ValueError(
             f"target unreachable: μ-GDP with mu = {a:g} needs noise_multiplier ≥ "
             f"{conv.sensitivity:g}·√steps/mu = {conv.sensitivity * math.sqrt(t) / a:.6g} for "
             f"every sample rate (the certified μ includes the tails, where subsampling does not "
             f"help); got noise_multiplier = {s:g}, whose full-batch μ is {full:.6g}"
         )
-    if ok(1.0):
-        return 1.0
-    return _search(ok, 0.01, increasing_ok=False, rtol=rtol, what="sample rate")
+    full_curve = _dpsgd_curve(s, 1.0, t, conv, _TOL_DEFAULT)  # G_{√T Δ/σ}, exact
+    if _meets(full_curve, kind, a, b):
+        return Calibrated(1.0, {"certified_by": "closed form",
+                                "note": "p = 1: T steps are G_{√T Δ/σ} exactly"})
+    search_kind, sa, sb = kind, a, b
+    if kind == "eps" and a == 0.0:
+        search_kind, sa, sb = "advantage", b, 0.0
+    probe = _Probe(_Risk(search_kind, sa, sb, conv), lambda x: (s, math.exp(x), t), rtol)
+    probe.seed_fail = 0.0  # p = 1 misses the target (exact curve)
+    mu_star = _gaussian_mu_bound(search_kind, sa, sb)
+    one = _clt_mu(s, 1.0, t, conv)
+    p0 = min(max(mu_star / one if one > 0 else 0.01, 1e-9), 0.5)
+    slope = _clt_slope(search_kind, sb, (one * p0, one * p0 * 1.01), math.log(1.01))
+    gap = math.log1p(rtol)
+    x = _solve(probe, math.log(p0), slope, gap, 0.0)
+    if not math.isfinite(x):
+        raise ValueError("target unreachable: no sample rate is certified to meet it")
+    info = _evidence(probe, x, x + gap, math.exp, "sample_rate")
+    return Calibrated(math.exp(x), info)
