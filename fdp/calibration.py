@@ -725,23 +725,25 @@ def _certify(
     if x == x3 and cons3 > 0.0 and cons_f > 0.0:
         e_c3 = max(math.log(cons3 / cons_f), 0.0)
 
-    def pass_tol(width: float) -> float:
-        ref = last[3]
-        budget = 0.5 * (room - width)
-        for tp in (3.0, 1.0, 0.3, 0.1):
-            if tp > 2.0 * ref and e_c3 * (tp - ref) / (tol3 - ref) <= budget:
-                return tp
-        return ref
-
     def excess(tp: float) -> float:  # predicted excess of tol tp's conservative bound over last
         ref = last[3]
         return e_c3 * max(tp - ref, 0.0) / (tol3 - ref) if tp > ref else 0.0
 
-    tol_p = pass_tol(last[1] - last[2]) if math.isfinite(last[2]) else tol_f
+    def pass_tol() -> float:
+        """The coarsest tol whose conservative excess (predicted, with a factor 2 to spare)
+        fits half the room the current bracket leaves; the current tol if none does."""
+        budget = 0.5 * (room - (last[1] - last[2]))
+        for tp in (3.0, 1.0, 0.3, 0.1):
+            if coarse_ok and tp > 2.0 * last[3] and 2.0 * excess(tp) <= budget:
+                return tp
+        return last[3]
+
+    coarse_ok = math.isfinite(last[2])
     seen: set[tuple[float, float]] = set()
     while evals < max_evals and not done():
         x_cf, x_of = est
         lo, hi = probe.lo(), probe.hi()
+        tol_p = pass_tol()
         if x_of - x_cf > gap - 2.0 * m and tol_f > _TOL_DEFAULT:
             # the tol_f bracket is too wide (in x) for a pass and a failure gap apart: refine.
             # The conservative root barely moves; the optimistic one comes in with the width,
@@ -751,18 +753,20 @@ def _certify(
             w_new = w * new / tol_f if math.isfinite(w) else math.inf
             tol_f = new
             est[1] = x_cf + w_new / slope
-            tol_p = max(pass_tol(w_new), tol_f)
             continue
+        # a pass at or above `need` leaves room for a failure one gap above it; below, look for
+        # a better pass just under the (predicted) root of the conservative bound
+        need = x_of - gap + m
         xp = x_cf - excess(tol_p) / slope - m - 0.1 * abs(x_cf - last[0])
-        if lo + gap / 4.0 < xp < hi and (xp, tol_p) not in seen:
-            seen.add((xp, tol_p))  # a pass closer to the root
+        if lo < need and lo + gap / 8.0 < xp < hi and (xp, tol_p) not in seen:
+            seen.add((xp, tol_p))
             if tol_p == tol_f:
                 at_f(xp)
             else:
                 probe.check(xp, tol_p)
             evals += 1
             if probe.lo() < xp and tol_p > last[3]:  # the coarse bound was not tight enough
-                tol_p = last[3]
+                coarse_ok = False
             continue
         xf = min(lo + gap * (1.0 - 1e-9), x_max)  # a failure one gap above the best pass
         if (xf, tol_f) in seen:  # learnt nothing new there: refine, or go to 3
@@ -835,10 +839,11 @@ def _evidence(probe: _Probe, x: float, fail_x: float, to_value: Callable[[float]
         by = " and ".join(s for s, rs in (("closed form", closed), ("engine", engine)) if rs)
         risk_ = max(r.cons for r in passes)
     parts = list(probe.recs)
+    top = max(engine, key=lambda r: r.cons, default=None)  # the part closest to the target
     out: dict[str, Any] = {
         "certified_by": by,
         "risk": risk_,
-        "tol": max((r.tol for r in engine), default=None),
+        "tol": top.tol if top is not None else None,
         "evidence": [
             {"part": part, name: to_value(r.x), "bound": r.cons, "tol": r.tol, "source": r.source}
             for part, r in zip(parts, passes, strict=False)
