@@ -14,7 +14,7 @@ import numpy as np
 
 from . import gdp
 from ._checks import check_scalar
-from ._numerics import norm_cdf, norm_isf, norm_sf
+from ._numerics import UNIT_ROUNDOFF, norm_cdf, norm_isf, norm_sf
 from .tradeoff import LossBins, PiecewiseLinear, TradeOff
 
 __all__ = ["Gaussian", "EpsDelta", "Laplace", "Identity"]
@@ -64,8 +64,18 @@ class Gaussian(TradeOff):
         self.mu = check_scalar("mu", mu, low=0.0)
 
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
+        """Φ(Φ⁻¹(1 − α) − μ), rounded down (the guarantee side) by a bound on its round-off:
+        z = Φ⁻¹(1 − α) and w = z − μ to a few ulps of their size, which move log Φ(w) by the
+        normal hazard φ(w)/Φ(w) (≈ |w| for w → −∞, → 0 for w → +∞) times that."""
         with np.errstate(invalid="ignore"):
-            return norm_cdf(norm_isf(alpha) - self.mu)
+            z = norm_isf(alpha)
+            w = z - self.mu
+            v = norm_cdf(w)
+            with np.errstate(divide="ignore", over="ignore", under="ignore"):
+                hz = np.where(w < -1e6, -w, np.exp(np.minimum(
+                    -0.5 * w * w - 0.9189385332046728 - np.log(np.maximum(v, 1e-300)), 700.0)))
+            rel = 4.0 * UNIT_ROUNDOFF * (1.0 + 2.0 * hz * (np.abs(z) + self.mu + 1.0))
+            return np.where(np.isfinite(w), v * np.maximum(1.0 - rel, 0.0), v)
 
     def inverse(self) -> Gaussian:
         """G_μ is symmetric: G_μ⁻¹ = G_μ."""

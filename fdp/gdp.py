@@ -38,34 +38,89 @@ _SQRT2 = math.sqrt(2.0)
 _FLOAT_MAX = float(np.finfo(float).max)
 
 
+_U = 2.0**-53  # unit round-off
+
+
+def _hazard(z: float, log_cdf: float) -> float:
+    """φ(z)/Φ(z), given log Φ(z) (≈ |z| for z → −∞, → 0 for z → +∞)."""
+    if z < -1e6:  # φ(z)/Φ(z) = |z|(1 + O(1/z²))
+        return -z * (1.0 + 1e-12)
+    if z > 40.0:
+        return 0.0
+    return math.exp(min(-0.5 * z * z - 0.9189385332046728 - log_cdf, 700.0))
+
+
 def _log_delta_scalar(m: float, e: float) -> float:
-    """log δ_μ(ε) for one (μ, ε); μ ≥ 0, ε ∈ ℝ ∪ {±∞}."""
+    """log δ_μ(ε) for one (μ, ε); μ ≥ 0, ε ∈ ℝ ∪ {±∞}, rounded up (a guarantee errs toward
+    less privacy) by a bound on its round-off: a few ulps of each term (log Φ, ε, the erfcx
+    ratio) and of a = μ/2 − ε/μ (times the normal hazard), divided by the size of the
+    difference where δ is one of two close terms. The bound is capped at a relative 1e-6 of
+    log δ: it is larger only where float64 inputs cannot resolve δ at all (μ/2 + |ε|/μ ≳ 1e10,
+    beyond μ ≤ 1e3 and |ε| ≤ 1e4 by far), and the value is then the float computation's."""
+    val, margin = _log_delta_parts(m, e)
+    if not math.isfinite(val):
+        return val
+    return min(val + min(margin, 1e-6 * max(abs(val), 1.0)), 0.0)
+
+
+def _log_delta_parts(m: float, e: float) -> tuple[float, float]:
+    """(log δ_μ(ε) as computed, a bound on its round-off)."""
+    m, e = float(m), float(e)  # Python floats: an overflowing bound is inf, without a warning
     if e == math.inf:
-        return -math.inf
+        return -math.inf, 0.0
     if e == -math.inf:
-        return 0.0
+        return 0.0, 0.0
     if m == 0.0:
-        return math.log(-math.expm1(e)) if e < 0 else -math.inf
+        return (math.log(-math.expm1(e)), 4.0 * _U) if e < 0 else (-math.inf, 0.0)
     if m == math.inf:
-        return 0.0
+        return 0.0, 0.0
     a = m / 2.0 - e / m
     if not math.isfinite(a):  # ε/μ overflows: δ < exp(−1e300)
-        return -math.inf if a < 0 else 0.0
+        return (-math.inf if a < 0 else 0.0), 0.0
+    # a = μ/2 − ε/μ to a few ulps of its terms; log Φ(z) moves by the normal hazard φ(z)/Φ(z)
+    # times z's error (≤ |z| + 1 for z < 0)
+    da = 4.0 * _U * (m / 2.0 + abs(e) / m)
     if a < 0.0:
         u = -a / _SQRT2
         c = m / _SQRT2
         ratio = float(special.erfcx(u + c) / special.erfcx(u)) if u < 1e150 else 1.0
         head = float(special.log_ndtr(a))
+        if not math.isfinite(head):
+            return head, 0.0
+        margin = 8.0 * _U * (abs(head) + 1.0) + da * (abs(a) + 2.0)
         if ratio < 0.999:
-            return head + math.log1p(-ratio)
+            # log(1 − R) with R to a few ulps: its error is about u·R/(1 − R) ≤ 1000u, and
+            # |d log R/du| ≤ c·max|(log erfcx)″| ≤ 2c times u's error da/√2
+            r = ratio / (1.0 - ratio)
+            dr = 64.0 * _U + min(2.0 * c, abs(a) + 2.0) * da
+            return head + math.log1p(-ratio), margin + dr * r
         # 1 − R is small: compute it without cancellation, (erfcx(u) − erfcx(u + c))/erfcx(u)
-        return head + _log_one_minus_ratio(u, c)
+        return head + _log_one_minus_ratio(u, c), 2.0 * margin + 64.0 * _U
     # a ≥ 0: δ = Φ(a) − exp(ε + log Φ(a − μ)); Φ(a) ≥ 1/2 so no tail cancellation
-    second = e + float(special.log_ndtr(a - m))
+    lsec = float(special.log_ndtr(a - m))
+    second = e + lsec
     first = float(special.log_ndtr(a))
-    if second >= first:  # only by rounding
-        return -math.inf
-    return first + math.log(-math.expm1(second - first))
+    # x = second − first is known to dx; log(−expm1(x)) then to dx times its derivative
+    # 1/(e^{−x} − 1) (large where δ is the difference of two close terms)
+    dx = (16.0 * _U * (abs(e) + abs(lsec) + abs(first) + 1.0)
+          + _hazard(a - m, lsec) * (da + 2.0 * _U * m) + _hazard(a, first) * da)
+    x = second - first
+    if m <= 0.1 and x > -1e-2:
+        # small μ: Φ(a) and e^ε Φ(a − μ) are close; δ = [Φ(a) − Φ(a − μ)] − (e^ε − 1) Φ(a − μ),
+        # the first term by 8-point Gauss–Legendre of φ over [a − μ, a] (error below 1e-20
+        # relative for μ ≤ 0.1), the second term a small correction (|ε| ≤ μ²/2 + ... here)
+        z = (a - m) + 0.5 * m * (_GL_X + 1.0)
+        dphi = 0.5 * m * float(np.dot(_GL_W, np.exp(-0.5 * z * z))) / math.sqrt(2.0 * math.pi)
+        val = dphi - math.expm1(e) * math.exp(lsec)
+        if val > 0.0:
+            err = 16.0 * _U * (dphi + abs(math.expm1(e)) * math.exp(lsec))
+            return math.log(val), min(err / val, 1.0)
+    if x >= -dx:
+        # δ is below the resolution of the difference: δ = Φ(a)(1 − e^x) ≤ Φ(a)·2dx
+        return first + math.log(2.0 * dx), 0.0
+    with np.errstate(over="ignore"):
+        slope = 1.0 / math.expm1(-x) if -x < 700.0 else 0.0
+    return first + math.log(-math.expm1(x)), 1.01 * dx * slope + 16.0 * _U * (abs(first) + 1.0)
 
 
 _GL_X, _GL_W = np.polynomial.legendre.leggauss(8)
@@ -107,7 +162,8 @@ def log_delta(mu: Any, eps: Any) -> float | np.ndarray:
     """log δ_μ(ε) (natural log), finite far below the float64 range of δ itself."""
     m = as_array("mu", mu, low=0.0, allow_inf=True)
     e = as_array("eps", eps, allow_inf=True)
-    out = _log_delta_v(m, e)
+    with np.errstate(over="ignore"):  # a round-off bound may overflow to inf (then capped)
+        out = _log_delta_v(m, e)
     return float(out) if out.ndim == 0 else out
 
 
@@ -129,6 +185,7 @@ def delta(mu: Any, eps: Any) -> float | np.ndarray:
 
 
 def _epsilon_scalar(m: float, d: float) -> float:
+    m, d = float(m), float(d)  # Python floats: overflow to inf without a warning
     if m == 0.0 or d >= 1.0:
         return 0.0
     if d == 0.0:
@@ -175,11 +232,13 @@ def epsilon(mu: Any, delta: Any) -> float | np.ndarray:
     """
     m = as_array("mu", mu, low=0.0)
     d = as_array("delta", delta, low=0.0, high=1.0)
-    out = _epsilon_v(m, d)
+    with np.errstate(over="ignore"):
+        out = _epsilon_v(m, d)
     return float(out) if out.ndim == 0 else out
 
 
 def _mu_scalar(e: float, d: float) -> float:
+    e, d = float(e), float(d)
     if d >= 1.0 or e == -math.inf:
         return math.inf
     if d == 0.0:
@@ -193,9 +252,9 @@ def _mu_scalar(e: float, d: float) -> float:
 
     lo, hi = -1.0, 1.0
     while g(lo) > 0:
-        lo *= 2.0
-        if lo < -700:
+        if lo <= -744.0:  # no μ above the smallest float is proven to meet the target
             return 0.0
+        lo = max(2.0 * lo, -744.0)
     while g(hi) < 0:
         hi = hi * 2.0 if hi > 0 else 1.0
         if hi > 700:
@@ -227,7 +286,8 @@ def mu(eps: Any, delta: Any) -> float | np.ndarray:
     """
     e = as_array("eps", eps, low=0.0, allow_inf=True)
     d = as_array("delta", delta, low=0.0, high=1.0)
-    out = _mu_v(e, d)
+    with np.errstate(over="ignore"):
+        out = _mu_v(e, d)
     return float(out) if out.ndim == 0 else out
 
 

@@ -143,7 +143,7 @@ def _pl_bracket(f: TradeOff) -> tuple[PiecewiseLinear, PiecewiseLinear]:
 
 
 # ------------------------------------------------------------------------ group privacy
-_TINY = float(np.nextafter(0.0, 1.0))  # the smallest positive float (subnormal)
+_TINY = math.ulp(0.0)  # the smallest positive float (subnormal)
 
 
 def _group_pl(
@@ -510,7 +510,8 @@ class Subsampled(TradeOff):
         f = self.base
         if isinstance(f, Gaussian):
             return norm_cdf(f.mu - norm_isf(t))
-        em = math.exp(f.mu) if f.mu < 700 else math.inf  # Laplace: 1 − f(t) = e^μ t below
+        mu = float(f.mu)  # type: ignore[attr-defined]  # Subsampled bases: G_μ or L_μ
+        em = math.exp(mu) if mu < 700 else math.inf  # Laplace: 1 − f(t) = e^μ t below
         with np.errstate(over="ignore", invalid="ignore"):
             small = np.where(t == 0.0, 0.0, em * t)
         return np.where(t < 0.5 / max(em, 1.0), small, 1.0 - np.asarray(f(t)))
