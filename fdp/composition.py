@@ -27,6 +27,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from ._checks import check_int, check_scalar
+from ._numerics import log_binomial_terms
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity
 from .pld import compose_numeric
@@ -185,25 +186,32 @@ def _binomial_power(f: PiecewiseLinear, n: int) -> PiecewiseLinear:
     l ℓ₀ + (n − l) ℓ₁ (KOV Thm 3.3 in general form). Log space: n = 10⁷ works. Exact."""
     fp, fq, fl = f._masses
     l = np.arange(n + 1, dtype=float)
-    logc = gammaln(n + 1) - gammaln(l + 1) - gammaln(n - l + 1)
-
-    def logpow(x: float, k: np.ndarray) -> np.ndarray:
-        if x > 0:
-            return k * math.log(x)
-        return np.where(k > 0, -np.inf, 0.0)
-
-    lp = logc + logpow(fp[0], l) + logpow(fp[1], n - l)
-    lq = logc + logpow(fq[0], l) + logpow(fq[1], n - l)
+    lp, rp = log_binomial_terms(n, float(fp[0]), float(fp[1]))
+    lq, rq = log_binomial_terms(n, float(fq[0]), float(fq[1]))
     with np.errstate(invalid="ignore"):
         loss = np.where(l > 0, l * fl[0], 0.0) + np.where(n - l > 0, (n - l) * fl[1], 0.0)
     with np.errstate(under="ignore"):
         p, q = np.exp(lp), np.exp(lq)
     fin = np.isfinite(loss)
     loss = np.where(fin, loss, np.where(np.isneginf(loss) | np.isnan(loss), -np.inf, loss))
+    # the losses' rounding, charged upward (δ up: the curve is reported as a guarantee): each
+    # factor's log(q_i/p_i) is within 2u(|log q_i| + |log p_i|) + u|ℓ_i| of its masses' loss,
+    # and the sum l ℓ₀ + (n − l) ℓ₁ adds 4u of its terms
+    u = 2.0**-53
+    e_i = [2.0 * u * (abs(math.log(fq[i])) + abs(math.log(fp[i]))) + u * abs(fl[i])
+           if fp[i] > 0 and fq[i] > 0 and math.isfinite(fl[i]) else 0.0 for i in (0, 1)]
+    with np.errstate(invalid="ignore"):
+        dl = l * (e_i[0] + 4.0 * u * abs(fl[0]) if math.isfinite(fl[0]) else 0.0) + (n - l) * (
+            e_i[1] + 4.0 * u * abs(fl[1]) if math.isfinite(fl[1]) else 0.0)
+    loss = np.where(np.isfinite(loss), loss + dl, loss)
     q_inf = -math.expm1(n * math.log1p(-f.q_inf)) if f.q_inf < 1.0 else 1.0
     # p, q are the masses of outcomes without a +∞ draw: scale by P(no +∞ draw) = 1 for P and
     # (1 − q_∞)^n for Q, which the binomial terms of q already carry (q₀ + q₁ = 1 − q_∞)
-    return PiecewiseLinear.from_masses(p, q, q_inf=q_inf, loss=loss, name=f"{f!r}^{n}")
+    # exp(x) of a log term known to |Δx| is known to a relative |Δx| (+ exp's own ulp)
+    rtol = max(rp, rq) + 4.0 * 2.0**-53
+    return PiecewiseLinear.from_masses(
+        p, q, q_inf=q_inf, loss=loss, name=f"{f!r}^{n}", mass_rtol=rtol + f._mass_rtol * n
+    )
 
 
 def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear | None:
@@ -239,7 +247,12 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear
             loss = lmax
     q_inf = -math.expm1(keep_inf) if keep_inf > -math.inf else 1.0
     name = " ⊗ ".join(f"{c!r}^{n}" if n > 1 else repr(c) for c, n in curves)
-    return PiecewiseLinear.from_masses(p, q, q_inf=q_inf, loss=loss, name=name)
+    # each mass is a product of the factors' masses (u per factor) summed over merged outcomes
+    # (a relative u per addition of nonnegative terms, at most one per step): (2 steps + 4)u,
+    # plus the factors' own relative errors
+    steps = sum(n for _, n in curves)
+    rtol = (2.0 * steps + 4.0) * 2.0**-53 + sum(n * c._mass_rtol for c, n in curves)
+    return PiecewiseLinear.from_masses(p, q, q_inf=q_inf, loss=loss, name=name, mass_rtol=rtol)
 
 
 # ---------------------------------------------------------------------------------- front end

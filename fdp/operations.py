@@ -109,7 +109,8 @@ def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
         with np.errstate(divide="ignore"):
             new_loss = np.logaddexp(lp1, math.log(p) + loss)
         return PiecewiseLinear.from_masses(
-            pm, (1.0 - p) * pm + p * qm, q_inf=p * f._mass_qinf, loss=new_loss, kind=f.kind
+            pm, (1.0 - p) * pm + p * qm, q_inf=p * f._mass_qinf, loss=new_loss, kind=f.kind,
+            mass_rtol=f._mass_rtol + 4.0 * np.finfo(float).eps,
         )
     a, b = f.breakpoints
     bp = p * b + (1.0 - p) * f._ac  # 1 − α from its complement (precise near α = 1)

@@ -364,6 +364,7 @@ class PiecewiseLinear(TradeOff):
         offset: float = 0.0,
         mass_q_inf: float | None = None,
         bound: bool = False,
+        mass_rtol: float = 0.0,
     ) -> None:
         a = np.clip(np.asarray(alpha, dtype=float), 0.0, 1.0)  # rounding can leave ±1e-16
         b = np.clip(np.asarray(beta, dtype=float), 0.0, 1.0)
@@ -404,6 +405,8 @@ class PiecewiseLinear(TradeOff):
         self._bound = bound  # a certified lower/upper curve: evaluation rounds outward
         # the +∞ atom of the given masses, when it differs from 1 − f(0) (engine curves)
         self._mass_qinf = self._qinf if mass_q_inf is None else float(mass_q_inf)
+        # a bound on the relative error of the given masses (charged by _Profile)
+        self._mass_rtol = float(mass_rtol)
         for arr in (self._a, self._b, self._ac, self._bc, self._qc):
             arr.setflags(write=False)
         # set by constructions that are their own inverse (min{f, f⁻¹}**): inverse() is self
@@ -449,8 +452,12 @@ class PiecewiseLinear(TradeOff):
         loss: np.ndarray | None = None,
         kind: Kind = "exact",
         name: str | None = None,
+        mass_rtol: float = 0.0,
     ) -> PiecewiseLinear:
         """The curve T(P, Q) of discrete masses (p_j, q_j) plus a Q-atom q_inf where P = 0.
+
+        ``mass_rtol`` bounds the relative error of every given mass (e.g. masses computed in
+        log space); δ(ε) and ε(δ) are then rounded outward by it on the curve's side.
 
         Masses need not be sorted; outcomes are ordered by decreasing likelihood ratio q/p.
         ``loss`` (optional) gives each outcome's privacy loss log(q_j/p_j) directly; it is then
@@ -520,6 +527,7 @@ class PiecewiseLinear(TradeOff):
             name=name,
             masses=masses,
             mass_q_inf=mass_q_inf,
+            mass_rtol=mass_rtol,
         )
 
     # ---- data ----------------------------------------------------------------------------
@@ -596,7 +604,7 @@ class PiecewiseLinear(TradeOff):
     @cached_property
     def _profile(self) -> _Profile:
         _, q, loss = self._masses
-        return _Profile(q, loss, self._mass_qinf, self._side, self._offset)
+        return _Profile(q, loss, self._mass_qinf, self._side, self._offset, self._mass_rtol)
 
     @cached_property
     def _beta0(self) -> float:
@@ -681,7 +689,8 @@ class PiecewiseLinear(TradeOff):
             qq = np.append(p[~neg], 0.0)
             ll = np.append(-loss[~neg], -np.inf)
             return PiecewiseLinear.from_masses(
-                pp, qq, q_inf=float(p[neg].sum()), loss=ll, kind=self.kind
+                pp, qq, q_inf=float(p[neg].sum()), loss=ll, kind=self.kind,
+                mass_rtol=self._mass_rtol,
             )
         a = self._b[::-1]
         ac = self._bc[::-1]
@@ -800,7 +809,9 @@ class _Profile:
     as log Pc_k, so ε > 709 and underflowed p_j are fine). Every term of the sum is ≥ 0; the
     rounding of the two sums and of their difference is at most
     err = (k + 4) u (q_∞ + Qc_k + e^ε Pc_k) (recursive summation, Higham, "Accuracy and Stability
-    of Numerical Algorithms", 2002, §4.2).
+    of Numerical Algorithms", 2002, §4.2), plus rtol·δ for masses that are themselves known
+    only to a relative rtol (the losses being exact, every term of the sum moves by rtol of
+    itself).
 
     ``side="lower"`` (a certified lower curve, or an exact curve reported as a guarantee): δ is
     rounded up by err and ε(δ) is an upper bound on the exact one. ``side="upper"`` (a certified
@@ -810,13 +821,14 @@ class _Profile:
 
     def __init__(
         self, q: np.ndarray, loss: np.ndarray, q_inf: float, side: str = "lower",
-        offset: float = 0.0,
+        offset: float = 0.0, rtol: float = 0.0,
     ) -> None:
         top = np.isposinf(loss)
         fin = ~np.isneginf(loss) & ~top & (q > 0)  # −∞ losses never exceed ε
         self.q_inf = float(q_inf + q[top].sum())
         self.sign = 1.0 if side == "lower" else -1.0
         self.offset = float(offset) if side == "upper" else 0.0
+        self.rtol = float(rtol)  # relative error of the masses themselves
         self.loss = loss[fin]
         q = q[fin]
         m = self.loss.size
@@ -839,9 +851,12 @@ class _Profile:
             ep = np.where(lpc == -np.inf, 0.0, np.exp(np.minimum(eps + lpc, 709.0)))
         qc = self.qc[k]
         base = self.q_inf - self.offset + qc - ep
+        # masses known to a relative rtol (losses exact): every term q_j (1 − e^{ε − ℓ_j}) ≥ 0
+        # moves by rtol of itself, so δ by rtol·δ
+        err = self._err(k, qc, ep) + self.rtol * np.maximum(base, 0.0)
         if self.sign > 0:
-            return np.maximum(base, self.q_inf) + self._err(k, qc, ep)
-        return np.maximum(base - self._err(k, qc, ep), 0.0)
+            return np.maximum(base, self.q_inf) + err
+        return np.maximum(base - err, 0.0)
 
     @property
     def floor(self) -> float:
@@ -880,7 +895,7 @@ class _Profile:
         qc = self.qc[big]
         num = self.q_inf - self.offset + qc - t
         # bound num's rounding (and e^ε Pc_k ≤ Qc_k + q_∞ on the piece) on the chosen side
-        num = num + self.sign * self._err(big, qc, qc + self.q_inf)
+        num = num + self.sign * (self._err(big, qc, qc + self.q_inf) + self.rtol * t)
         with np.errstate(divide="ignore", invalid="ignore"):
             e = np.where(num > 0, np.log(np.maximum(num, 1e-320)) - self.lpc[big], -np.inf)
         e = e * (1.0 + self.sign * 8.0 * _U) + self.sign * 8.0 * _U  # the logarithms' rounding

@@ -481,3 +481,18 @@ def test_subsampled_closed_form_near_alpha_one() -> None:
         for a in (0.2, 0.7, 0.99, 0.999999, 1 - 1e-12, 1 - 1e-15):
             r = ref.beta(M(a))
             assert r * (1 - 1e-12) <= c(a) <= r, (fam, mu, p, a)
+
+
+def test_binomial_power_masses_charge_their_log_space_rounding() -> None:
+    # rr(0.01)^1000 by the exact binomial path: its masses are exp of log-space sums whose terms
+    # reach n log n, so each carries ~1e-11 relative error; δ(7.875) read 1.11848354948749e-156
+    # for a true 1.11848354949633e-156 (an exact curve below the truth). The masses' relative
+    # error bound is now charged on the curve's side. Reference: exact binomial sums (mpmath).
+    h = fdp.compose(fdp.mechanisms.randomized_response(0.01), repeat=1000)
+    ref = PL.from_dist(binomial_rr_product([(0.01, 1000)]))
+    for e in (0.0, 0.5, 2.0, 5.0, 7.875, 9.0):
+        r = ref.delta(e)
+        assert r <= h.delta(e) <= r * (1 + 1e-9)
+    for d in (1e-3, 1e-10, 1e-100):
+        r = ref.epsilon(d)
+        assert r <= h.epsilon(d) <= r * (1 + 1e-9) + 1e-12
