@@ -151,7 +151,7 @@ def _stirlerr(n: np.ndarray) -> np.ndarray:
     return out
 
 
-def _bd0(x: np.ndarray, m: np.ndarray) -> np.ndarray:
+def _bd0(x: np.ndarray | float, m: np.ndarray | float) -> np.ndarray:
     """x log(x/m) + m − x ≥ 0 without cancellation (Loader 2000: a series in (x − m)/(x + m)
     where x is close to m)."""
     x, m = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(m, dtype=float))
