@@ -24,7 +24,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln
 
 from ._checks import check_int, check_scalar
 from ._numerics import log_binomial_terms
@@ -162,15 +161,21 @@ def kov(eps: float, delta: float, k: int) -> PiecewiseLinear:
         base: PiecewiseLinear = Identity()
     else:
         l = np.arange(k + 1, dtype=float)
-        log_s = -math.log1p(math.exp(-e))  # log(e^ε/(1+e^ε))
-        log_r = -e + log_s  # log(1/(1+e^ε))
-        logc = gammaln(k + 1) - gammaln(l + 1) - gammaln(k - l + 1)
-        lp = logc + l * log_s + (k - l) * log_r
-        lq = logc + l * log_r + (k - l) * log_s
-        # losses given (ℓ = lq − lp = (k − 2l)ε): beyond 709 the P-masses underflow, and
-        # without them the outcomes would join the +∞ atom
+        s_ = 1.0 / (1.0 + math.exp(-e))  # e^ε/(1+e^ε), to a relative u
+        r_ = math.exp(-e) / (1.0 + math.exp(-e))  # 1/(1+e^ε)
+        # Loader's binomial terms (see _numerics.log_binomial_terms): the gammaln sum cancels
+        # terms of size k log k
+        lp, rp = log_binomial_terms(k, s_, r_)
+        lq, rq = log_binomial_terms(k, r_, s_)
+        # losses given (ℓ = (k − 2l)ε, raised by its rounding): beyond 709 the P-masses
+        # underflow, and without them the outcomes would join the +∞ atom
+        u = 2.0**-53
+        loss = (k - 2.0 * l) * e
+        loss = loss + 2.0 * u * np.abs(loss)
+        # s_, r_ within u each: a term s^l r^{k−l} within k u, relatively
+        rtol = max(rp, rq) + (k + 4.0) * u
         with np.errstate(under="ignore"):
-            base = PiecewiseLinear.from_masses(np.exp(lp), np.exp(lq), loss=lq - lp)
+            base = PiecewiseLinear.from_masses(np.exp(lp), np.exp(lq), loss=loss, mass_rtol=rtol)
     lk = k * math.log1p(-d) if d < 1.0 else -math.inf
     dk = -math.expm1(lk) if d < 1.0 else 1.0  # 1 − (1 − δ)^k
     # (1 − δ)^k from the log, rounded down by its relative error (see _closed_form)

@@ -647,6 +647,13 @@ class PiecewiseLinear(TradeOff):
             r = -2e-15 if self._side == "lower" else 2e-15
             vc = vc - r * v
             v = v * (1.0 + r)
+            if self._side == "upper":
+                # an optimistic curve also takes an absolute 1e-14 below β = 1/2 (tapering to 0
+                # at β = 1, so it stays monotone): a small β computed as 1 − (a sum close to 1),
+                # e.g. 1 − the +∞ atom, carries that sum's absolute rounding; capped by 1 − α
+                add = 1e-14 * np.minimum(1.0, 2.0 * vc)
+                v = np.minimum(v + add, np.maximum(alpha_c, 0.0))
+                vc = np.where(v > 0.5, vc - add, 1.0 - v)
         return v, vc
 
     def _as_upper(self) -> PiecewiseLinear:
@@ -657,6 +664,7 @@ class PiecewiseLinear(TradeOff):
             self._a, self._b, alpha_c=self._ac, beta_c=self._bc, q_inf=self._qinf,
             q_cum=self._qc, kind=self.kind, name=self._name, masses=self._given_masses,
             side="upper", offset=0.0, mass_q_inf=self._mass_qinf, bound=True,
+            mass_rtol=self._mass_rtol,
         )
         return out
 
@@ -674,9 +682,13 @@ class PiecewiseLinear(TradeOff):
         # from the masses only for a probability pair (an engine curve's grid measure is not one)
         if self._self_inverse:
             return self
-        plain = self._offset == 0.0 and self._mass_qinf == self._qinf and not self._bound
-        if plain and (self._qinf > 0 or self._given_masses is not None):
-            if self._given_masses is not None:
+        plain = self._offset == 0.0 and not self._bound
+        given = self._given_masses is not None
+        if plain and (given or (self._qinf > 0 and self._mass_qinf == self._qinf)):
+            # (given masses are the authority: their +∞ atom is _mass_qinf, whatever Q-mass
+            # evaluation merged into 1 − f(0) where P-masses underflowed)
+            atom = self._mass_qinf
+            if given:
                 p, q, loss = self._masses
             else:
                 # differenced masses: their losses' rounding is charged the other way, so that
@@ -685,7 +697,7 @@ class PiecewiseLinear(TradeOff):
                 keep = (p > 0) | (q > 0)
                 p, q, loss = p[keep], q[keep], loss[keep]
             neg = np.isneginf(loss)  # P-only outcomes become the +∞ atom of T(Q, P)
-            pp = np.append(q[~neg], self._qinf)
+            pp = np.append(q[~neg], atom)
             qq = np.append(p[~neg], 0.0)
             ll = np.append(-loss[~neg], -np.inf)
             return PiecewiseLinear.from_masses(
@@ -797,6 +809,10 @@ def _monotone_losses(loss: np.ndarray, side: str = "lower") -> np.ndarray:
 _U = UNIT_ROUNDOFF
 
 
+#: relative amount an optimistic (upper) curve's δ gives up beyond its proved rounding bounds
+_UPPER_RTOL = 1e-13
+
+
 class _Profile:
     """δ(ε) and ε(δ) of a discrete pair: the one place where fdp computes them from masses.
 
@@ -856,7 +872,8 @@ class _Profile:
         err = self._err(k, qc, ep) + self.rtol * np.maximum(base, 0.0)
         if self.sign > 0:
             return np.maximum(base, self.q_inf) + err
-        return np.maximum(base - err, 0.0)
+        # (an optimistic δ also gives up a relative 1e-13: the masses' own few ulps)
+        return np.maximum(base * (1.0 - _UPPER_RTOL) - err, 0.0)
 
     @property
     def floor(self) -> float:
@@ -888,6 +905,8 @@ class _Profile:
         if not todo.any():
             return out
         t = delta[todo]
+        if self.sign < 0:
+            t = t / (1.0 - _UPPER_RTOL)  # δ(1 − r) ≤ t ⟺ δ ≤ t/(1 − r), as in _at
         m = self.m
         # big = #{i : D_i ≤ t} ≥ 1 (D_0 = floor ≤ t): the answer lies in (ℓ_big, ℓ_{big−1}],
         # where exactly k = big losses exceed ε and δ(ε) = q_∞ − offset + Qc_k − e^ε Pc_k

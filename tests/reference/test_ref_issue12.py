@@ -496,3 +496,40 @@ def test_binomial_power_masses_charge_their_log_space_rounding() -> None:
     for d in (1e-3, 1e-10, 1e-100):
         r = ref.epsilon(d)
         assert r <= h.epsilon(d) <= r * (1 + 1e-9) + 1e-12
+
+
+def test_kov_inverse_atom_and_exactness() -> None:
+    # kov(2, 1e-6, 376): outcomes whose P-mass underflows (loss 752) were merged into 1 − f(0)
+    # for evaluation, and the inverse took that as its atom: inverse().delta(∞) read
+    # 3.759295110885e-4 for a true 1 − (1 − 1e-6)^376 = 3.7592950878818e-4, and
+    # inverse().epsilon(3.75929509e-4) was ∞ (the forward gives 723.26; KOV is symmetric).
+    k = fdp.kov(2.0, 1e-6, 376)
+    atom = 1 - (1 - M("1e-6")) ** 376
+    got = k.inverse().delta(math.inf)
+    assert atom <= got <= atom * (1 + M(1e-12))
+    assert abs(k.inverse().epsilon(3.75929509e-4) - k.epsilon(3.75929509e-4)) < 1e-9
+    # the binomial masses (Loader's form, not a gammaln sum) against the exact KOV sum
+    k2 = fdp.kov(0.05, 0.0, 2000)
+    ref = PL.from_dist(power(eps_delta_dist(0.05, 0.0), 2000))
+    for e in (0.0, 1.0, 3.0, 6.0, 10.0):
+        r = ref.delta(e)
+        assert r <= k2.delta(e) <= r * (1 + M(1e-10)), e
+
+
+def test_optimistic_ends_round_toward_more_privacy() -> None:
+    # the optimistic curve must stay above the truth (its δ below): found by the hunt,
+    # compose(EpsDelta(0.5, 1e-6), repeat=52, numeric=True).upper.delta(30) was 4.2e-15 relative
+    # above the exact value, and the nested inverse's upper β(0) 9.800e-13 below a true
+    # 9.8246e-13 (1 − an atom close to 1, with that sum's absolute rounding).
+    h = fdp.compose(fdp.EpsDelta(0.5, 1e-6), repeat=52, numeric=True)
+    ref = PL.from_dist(power(eps_delta_dist(0.5, 1e-6), 52))
+    for e in (1.0, 10.0, 30.0):
+        assert h.upper.delta(e) <= ref.delta(e)
+    A = ([0.9536752700805664, 0.046324729919433594], [0.0, 1.0])
+    B = ([0.00031948089599609375, 0.0008440017700195312, 0.9988365173339844],
+         [5.626678466796875e-05, 0.0004100799560546875, 0.9995336532592773])
+    a, b = fdp.from_distributions(*A), fdp.from_distributions(*B)
+    inv = (fdp.compose(a, a, a, b, b, b, numeric=True) ** 3).inverse()
+    r = PL.from_dist(product(power(dist(*A), 9), power(dist(*B), 9))).inverse()
+    for x in (0.0, 1e-20, 1e-5):
+        assert inv.upper(x) >= r.beta(x)
