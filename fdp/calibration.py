@@ -479,9 +479,12 @@ class _Probe:
     "σ·(1 − rtol) may not meet the target" as fdp checks it).
 
     Passes at an engine tolerance coarser than the default must clear the target by the relative
-    margin ``pm`` (≤ 1e-4): the certificate needs no margin, but with it the default-accuracy
-    check of the returned value agrees with the coarse one (the conservative sides at different
-    tolerances differ by a few 1e-6 when both are tight).
+    margin ``pm`` (≤ 1e-4) and come from an informative bracket (optimistic side > 0, within 25 %
+    of the conservative one). The certificate needs neither, but with them the default-accuracy
+    check of the returned value agrees with the coarse one: the conservative sides at different
+    tolerances differ by a few 1e-6 when both are tight, while a grid too coarse for the ε asked
+    (trivial optimistic side; seen at p = 1e-4, T = 1e4) moves its conservative side by several %
+    from one σ or tol to the next.
     """
 
     def __init__(
@@ -597,7 +600,7 @@ def _locate(
     probe: _Probe, x0: float, slope: float, gap: float, x_max: float, max_evals: int
 ) -> tuple[float, float, float, float, int]:
     """Stage 1 of :func:`_solve`: coarse (tol 3) secant steps on F(x) = log(risk/target), safe-
-    guarded by the bracket of F's sign, until the root is known to ~gap/4 (or the probe's
+    guarded by the bracket of F's sign, until the root is known to ~max(gap, 1e-3)/4 (or the probe's
     evidence already closes the gap). Returns the last x evaluated, its conservative bound, the
     log-width of its bracket, the slope dF/dx and the number of evaluations."""
     a = probe.a
@@ -607,6 +610,7 @@ def _locate(
     xl, xh = -math.inf, math.inf  # F ≤ 0 at xl, F > 0 at xh (coarse)
     prev: tuple[float, float] | None = None
     limit, last_dir = 2.0, 0
+    close = max(gap, 1e-3) / 4.0  # the coarse bounds jitter; finer is stage 2's job
     evals = 0
     while evals < max_evals:
         opt, cons = probe.check(x, tol3)
@@ -639,7 +643,7 @@ def _locate(
         if math.isfinite(xl) and math.isfinite(xh) and not xl < new < xh:
             new = 0.5 * (xl + xh)
         new = min(new, x_max)
-        if abs(new - x) <= gap / 4 or (xh - xl) <= gap / 4:
+        if abs(new - x) <= close or (xh - xl) <= close:
             break
         x = new
     return x3, cons3, width3, slope, evals
@@ -661,13 +665,15 @@ def _solve(
        faster than the optimistic one), and a failure ``gap`` above the best pass at tol_f. Coarse
        and fine bounds are all certified, so every pass and failure counts, whatever tolerance
        showed it; each new bound refines the predicted roots.
-    3. If that has not closed the gap (only for rtol below the default bracket's width): bisect
-       with the default-accuracy check, whose outcomes are all passes or failed checks.
+    3. If that has not closed the gap (rtol below the default bracket's width, or brackets too
+       coarse to be informative): from the best guess, step outwards with doubling steps until
+       the default-accuracy check passes on one side and fails on the other, then bisect; its
+       outcomes are all passes or failed checks.
 
     ``slope`` is a first guess of dF/dx > 0; ``x_max`` the largest x allowed (returned as soon as
     it is certified to pass).
     """
-    probe.ext, probe.x_max = 4.0 * gap, x_max
+    probe.ext, probe.x_max = max(4.0 * gap, 4e-3), x_max
 
     def done() -> bool:
         return probe.hi() - probe.lo() <= gap or probe.lo() >= x_max

@@ -535,3 +535,13 @@ def test_sample_rate_calibration_is_tight() -> None:
     assert fdp.dpsgd(1.0, q, 1000).epsilon(1e-5) <= 2.0
     lo, _ = fdp.dpsgd(1.0, q * (1 + rtol), 1000).epsilon_bracket(1e-5)
     assert lo > 2.0
+
+
+def test_rtol_below_the_default_bracket_uses_the_default_check() -> None:
+    # rtol = 1e-5 is below what any bracket can separate: the last decisions are the default-
+    # accuracy check's (the old contract), and σ·(1 − rtol) fails that check
+    rtol = 1e-5
+    s = calibrate_dpsgd(0.02, 100, eps=1.0, delta=1e-5, rtol=rtol)
+    assert fdp.dpsgd(s, 0.02, 100).epsilon(1e-5) <= 1.0
+    assert fdp.dpsgd(s * (1 - rtol), 0.02, 100).epsilon(1e-5) > 1.0
+    assert s.info["tol"] == 1e-3 and s.info["tight"]["how"] == "default-accuracy check fails"
