@@ -426,8 +426,11 @@ class _Risk:
             return tv if self.kind == "advantage" else min(1.0, (self.b + tv) * (1.0 + 1e-15))
         return math.inf
 
-    def engine(self, part: str, s: float, p: float, t: int, tol: float) -> tuple[float, float]:
-        """(optimistic, conservative) bounds on the part's risk, from the engine at ``tol``."""
+    def engine(
+        self, part: str, s: float, p: float, t: int, tol: float
+    ) -> tuple[float, float, int]:
+        """(optimistic, conservative) bounds on the part's risk, from the engine at ``tol``, and
+        the size of the engine's grid (a measure of the evaluation's cost)."""
         from .composition import compose
         from .families import Gaussian
         from .operations import Mixture
@@ -445,6 +448,7 @@ class _Risk:
             step = Mixture(Gaussian(conv.sensitivity / s), p)
             h = compose(step if part == "add" else step.inverse(), repeat=t, numeric=True, tol=tol)
         try:
+            npts = int(getattr(h, "info", {}).get("grid_points", 0) or 0)
             if self.kind == "eps":
                 cons = float(h.epsilon(self.b))
                 opt = float(h.upper.epsilon(self.b))
@@ -456,16 +460,19 @@ class _Risk:
                 opt = float(risk.tpr(h.upper, self.b))
         finally:
             _release(h)
-        return opt, cons
+        return opt, cons, npts
 
 
 class _Rec:
     """One bound on one part's risk at x: (x, tol, optimistic, conservative, source)."""
 
-    __slots__ = ("x", "tol", "opt", "cons", "source")
+    __slots__ = ("x", "tol", "opt", "cons", "source", "n")
 
-    def __init__(self, x: float, tol: float, opt: float, cons: float, source: str) -> None:
+    def __init__(
+        self, x: float, tol: float, opt: float, cons: float, source: str, n: int = 0
+    ) -> None:
         self.x, self.tol, self.opt, self.cons, self.source = x, tol, opt, cons, source
+        self.n = n  # grid points of the engine evaluation
 
 
 class _Probe:
@@ -497,6 +504,7 @@ class _Probe:
         self.seed_pass, self.seed_fail = -math.inf, math.inf  # closed-form facts about x
         self.ext, self.x_max = 0.0, math.inf  # see check()
         self.ext_failed: set[str] = set()
+        self.last_n = 0  # grid points of the last check's largest engine evaluation
 
     def target(self, tol: float) -> float:
         return self.a if tol <= _TOL_DEFAULT else self.a * (1.0 - self.pm)
@@ -559,6 +567,7 @@ class _Probe:
             else:
                 engine_parts.append(part)
         opt, cons = -math.inf, -math.inf
+        self.last_n = 0
         for i, part in enumerate(engine_parts):
             if i > 0:
                 if cons > self.target(tol) or self._certified(part, x):
@@ -580,10 +589,11 @@ class _Probe:
         return opt, cons
 
     def _record(self, part: str, x: float, tol: float) -> tuple[float, float]:
-        o, c = self.risk.engine(part, *self.point(x), tol)
+        o, c, n = self.risk.engine(part, *self.point(x), tol)
         if not (c >= 0.0 and o >= 0.0):  # NaN: never a certificate
             raise FloatingPointError(f"the engine returned {o!r}, {c!r} at {self.point(x)}")
-        self.recs[part].append(_Rec(x, tol, o, c, "engine"))
+        self.recs[part].append(_Rec(x, tol, o, c, "engine", n))
+        self.last_n = max(self.last_n, n)
         return o, c
 
 
@@ -598,11 +608,13 @@ def _log_ratio(v: float, a: float) -> float:
 
 def _locate(
     probe: _Probe, x0: float, slope: float, gap: float, x_max: float, max_evals: int
-) -> tuple[float, float, float, float, int]:
-    """Stage 1 of :func:`_solve`: coarse (tol 3) secant steps on F(x) = log(risk/target), safe-
-    guarded by the bracket of F's sign, until the root is known to ~max(gap, 1e-3)/4 (or the probe's
-    evidence already closes the gap). Returns the last x evaluated, its conservative bound, the
-    log-width of its bracket, the slope dF/dx and the number of evaluations."""
+) -> tuple[float, float, float, float, int, float]:
+    """Stage 1 of :func:`_solve`: coarse secant steps on F(x) = log(risk/target), safeguarded by
+    the bracket of F's sign, until the root is known to ~max(gap, 1e-3)/4 (or the probe's evidence
+    already closes the gap). The tolerance is 3, or up to 30 once an evaluation shows a large
+    grid (≥ 2¹⁶ points) with a bracket narrower than 10 % (long runs, small p: tol 3 can cost a
+    second there, tol 30 a few ms). Returns the last x evaluated, its conservative bound, the
+    log-width of its bracket, the slope dF/dx, the number of evaluations and the tolerance."""
     a = probe.a
     tol3 = _TOL_LOCATE
     x = x3 = min(x0, x_max)
@@ -620,6 +632,12 @@ def _locate(
         f = _log_ratio(cons, a)
         x3, cons3 = x, cons
         width3 = _log_ratio(cons, opt) if opt > 0.0 else math.inf
+        if tol3 == _TOL_LOCATE and probe.last_n >= 2**16 and 0.0 < width3 < 0.1:
+            # a coarser grid is enough to locate: the same x again at the new tol (its
+            # conservative bound is larger, so only the failing end of the bracket carries over)
+            tol3 = min(30.0, tol3 * 0.1 / width3)
+            prev, xl = None, -math.inf
+            continue
         if f <= 0.0:
             xl = max(xl, x)
         else:
@@ -646,7 +664,7 @@ def _locate(
         if abs(new - x) <= close or (xh - xl) <= close:
             break
         x = new
-    return x3, cons3, width3, slope, evals
+    return x3, cons3, width3, slope, evals, tol3
 
 
 def _solve(
@@ -679,10 +697,10 @@ def _solve(
         return probe.hi() - probe.lo() <= gap or probe.lo() >= x_max
 
     # ---- 1. locate, coarse
-    x3, cons3, width3, slope, evals = _locate(probe, x0, slope, gap, x_max, max_evals // 2)
+    x3, cons3, width3, slope, evals, tol3 = _locate(probe, x0, slope, gap, x_max,
+                                                     max_evals // 2)
     if done():
         return probe.lo()
-    tol3 = _TOL_LOCATE
     # ---- 2. certify
     m = gap / 8.0
     room = slope * (gap - 2.0 * m) - probe.pm  # in F, for the two bounds' errors
@@ -692,7 +710,7 @@ def _solve(
         tol_f = _TOL_DEFAULT
     guess = x3
     if tol_f > _TOL_DEFAULT:
-        x3, guess, used = _certify(probe, x3, cons3, tol_f, slope, gap, room, x_max,
+        x3, guess, used = _certify(probe, x3, cons3, tol3, tol_f, slope, gap, room, x_max,
                                    max_evals - evals)
         evals += used
     # ---- 3. the default-accuracy check alone: from the best guess, step outwards (doubling)
@@ -712,13 +730,12 @@ def _solve(
 
 
 def _certify(
-    probe: _Probe, x3: float, cons3: float, tol_f: float, slope: float, gap: float,
+    probe: _Probe, x3: float, cons3: float, tol3: float, tol_f: float, slope: float, gap: float,
     room: float, x_max: float, max_evals: int,
 ) -> tuple[float, float, int]:
     """Stage 2 of :func:`_solve` (see there); returns x3, the best guess of the root of the
     conservative bound (for stage 3) and the number of evaluations."""
     a = probe.a
-    tol3 = _TOL_LOCATE
     m = gap / 8.0
     evals = 0
 
@@ -767,7 +784,7 @@ def _certify(
         """The coarsest tol whose conservative excess (predicted, with a factor 2 to spare)
         fits half the room the current bracket leaves; the current tol if none does."""
         budget = 0.5 * (room - (last[1] - last[2]))
-        for tp in (3.0, 1.0, 0.3, 0.1):
+        for tp in (tol3, tol3 / 3.0, tol3 / 10.0, tol3 / 30.0):
             if coarse_ok and tp > 2.0 * last[3] and 2.0 * excess(tp) <= budget:
                 return tp
         return last[3]
@@ -1190,7 +1207,7 @@ def _solve_steps(probe: _Probe, t0: float, slope: float, max_steps: int) -> int:
         hi = probe.hi()
         return int(round(math.exp(hi))) if math.isfinite(hi) else max_steps + 1
 
-    x3, _, _, slope, _ = _locate(probe, math.log(t0), slope, 1e-3, x_max, 30)
+    x3, _, _, slope, _, _ = _locate(probe, math.log(t0), slope, 1e-3, x_max, 30)
     t = min(max(int(round(math.exp(x3))), 1), max_steps)
     done: set[int] = set()
     last: tuple[float, float] | None = None
