@@ -411,6 +411,9 @@ class PiecewiseLinear(TradeOff):
             arr.setflags(write=False)
         # set by constructions that are their own inverse (min{f, f⁻¹}**): inverse() is self
         self._self_inverse = False
+        # set on a curve built by inverse(): its own inverse is that curve (an involution;
+        # rebuilding it would negate losses whose rounding was charged for the other side)
+        self._inverse_of: PiecewiseLinear | None = None
 
     # ---- constructors --------------------------------------------------------------------
     @classmethod
@@ -679,9 +682,16 @@ class PiecewiseLinear(TradeOff):
 
     def inverse(self) -> PiecewiseLinear:
         """f⁻¹: breakpoints swapped (exact); T(P, Q)⁻¹ = T(Q, P)."""
-        # from the masses only for a probability pair (an engine curve's grid measure is not one)
         if self._self_inverse:
             return self
+        if self._inverse_of is not None:
+            return self._inverse_of
+        out = self._build_inverse()
+        out._inverse_of = self
+        return out
+
+    def _build_inverse(self) -> PiecewiseLinear:
+        # from the masses only for a probability pair (an engine curve's grid measure is not one)
         plain = self._offset == 0.0 and not self._bound
         given = self._given_masses is not None
         if plain and (given or (self._qinf > 0 and self._mass_qinf == self._qinf)):
@@ -884,7 +894,8 @@ class _Profile:
         eps = np.asarray(eps, dtype=float)
         k = np.searchsorted(-self.loss, -eps, side="left")  # #{ℓ_j > ε}
         out = self._at(np.where(np.isfinite(eps), eps, 0.0), k)
-        atom = self.q_inf if self.sign > 0 else max(self.q_inf - self.offset, 0.0)
+        atom = self.q_inf if self.sign > 0 else max(self.q_inf - self.offset, 0.0) * (
+            1.0 - _UPPER_RTOL)
         out = np.where(np.isposinf(eps), atom, out)
         return np.where(np.isneginf(eps), 1.0, out)
 
