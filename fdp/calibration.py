@@ -734,101 +734,124 @@ def _certify(
     room: float, x_max: float, max_evals: int,
 ) -> tuple[float, float, int]:
     """Stage 2 of :func:`_solve` (see there); returns x3, the best guess of the root of the
-    conservative bound (for stage 3) and the number of evaluations."""
+    conservative bound (for stage 3) and the number of evaluations.
+
+    Every evaluation is kept per tolerance as (x, Fc, Fo): F of the conservative bound against
+    the pass target and of the optimistic bound against the target. The slope dF/dx comes from
+    the two latest evaluations at one tolerance (at least gap/4 apart); the roots of the bounds at
+    a tolerance from its latest evaluation; a pass at a coarser tolerance than any evaluated
+    uses the root at the finest one, moved by the predicted excess of its conservative bound.
+    """
     a = probe.a
     m = gap / 8.0
     evals = 0
+    hist: dict[float, list[tuple[float, float, float]]] = {}
 
     def done() -> bool:
         return probe.hi() - probe.lo() <= gap or probe.lo() >= x_max
 
-    last: list[float] = []  # x, Fc, Fo, tol of the latest evaluation at tol_f
-    est = [math.nan, math.nan]  # predicted roots of the conservative and optimistic bounds
+    ref = tol_f  # the finest tolerance evaluated so far
 
-    def at_f(x: float) -> float:
-        """Bound the risk at x at tol_f and update the slope and the predicted roots."""
-        nonlocal slope
-        opt, cons = probe.check(x, tol_f)
-        fc, fo = _log_ratio(cons, probe.target(tol_f)), _log_ratio(opt, a)
-        if tol_f <= _TOL_DEFAULT:  # the default check fails beyond the root of cons = target
+    def bound(x: float, tol: float) -> tuple[float, float]:
+        """Bound the risk at x at ``tol``; update the history, the slope and ref."""
+        nonlocal slope, evals, ref
+        opt, cons = probe.check(x, tol)
+        evals += 1
+        ref = min(ref, tol)
+        fc, fo = _log_ratio(cons, probe.target(tol)), _log_ratio(opt, a)
+        if tol <= _TOL_DEFAULT:  # the default check fails beyond the root of cons = target
             fo = max(fo, _log_ratio(cons, a))
-        if last and math.isfinite(fc) and math.isfinite(last[1]) and abs(x - last[0]) >= gap / 4:
-            sl = (fc - last[1]) / (x - last[0])
-            if sl > 0.0:
-                slope = min(max(sl, slope / 10.0), slope * 10.0)
-        last[:] = [x, fc, fo, tol_f]
-        est[0] = x - fc / slope if math.isfinite(fc) else (x + 1.0 if fc < 0 else x - 1.0)
-        est[1] = x - fo / slope if math.isfinite(fo) else math.inf
-        return cons
+        h = hist.setdefault(tol, [])
+        for x0, fc0, _ in reversed(h):
+            if abs(x - x0) >= gap / 4 and math.isfinite(fc) and math.isfinite(fc0):
+                sl = (fc - fc0) / (x - x0)
+                if sl > 0.0:
+                    slope = min(max(sl, slope / 10.0), slope * 10.0)
+                break
+        h.append((x, fc, fo))
+        return opt, cons
+
+    def root(tol: float, which: int) -> float:
+        """The root of the conservative (1) or optimistic (2) bound at ``tol``, from its latest
+        evaluation (inf when the optimistic bound is 0 there)."""
+        x, *f = hist[tol][-1]
+        v = f[which - 1]
+        if math.isfinite(v):
+            return x - v / slope
+        return (x + 1.0 if v < 0 else x - 1.0) if which == 1 else math.inf
 
     x = max(min(x3, probe.hi(), x_max), probe.lo())
-    cons_f = at_f(x)
-    evals += 1
-    # How much the conservative bound drops from tol 3 to tol_f here (it converges much faster
-    # than the optimistic one). Scaled about linearly with tol, it says how coarse a pass check
-    # may be: its excess must fit the room that the failure's bracket leaves.
+    _, cons_f = bound(x, tol_f)
+    # How much the conservative bound drops from the locate tol to tol_f here (it converges
+    # much faster than the optimistic one): interpolated in √tol, it says how coarse a pass
+    # check may be, since its excess must fit the room that the failure's bracket leaves.
     e_c3 = math.inf
     if x == x3 and cons3 > 0.0 and cons_f > 0.0:
         e_c3 = max(math.log(cons3 / cons_f), 0.0)
 
     def excess(tp: float) -> float:
-        """Predicted excess of tol tp's conservative bound over the last one: e_c3 interpolated
-        in √tol (the excess falls about as fast as the grid step, ∝ √tol in the smooth case;
+        """Predicted excess of tol tp's conservative bound over tol ref's: e_c3 interpolated in
+        √tol (the excess falls about as fast as the grid step, ∝ √tol in the smooth case;
         measured on DP-SGD it falls like tol^0.6 to tol^2)."""
-        ref = last[3]
         if tp <= ref:
             return 0.0
         return e_c3 * (math.sqrt(tp) - math.sqrt(ref)) / (math.sqrt(tol3) - math.sqrt(ref))
 
-    def pass_tol() -> float:
-        """The coarsest tol whose conservative excess (predicted, with a factor 2 to spare)
-        fits half the room the current bracket leaves; the current tol if none does."""
-        budget = 0.5 * (room - (last[1] - last[2]))
-        for tp in (tol3, tol3 / 3.0, tol3 / 10.0, tol3 / 30.0):
-            if coarse_ok and tp > 2.0 * last[3] and 2.0 * excess(tp) <= budget:
-                return tp
-        return last[3]
+    coarse_ok = True
+    w_pred = math.inf  # the bracket width (in F) predicted at a tolerance not evaluated yet
 
-    coarse_ok = math.isfinite(last[2])
+    def pass_tol(width: float) -> float:
+        """The coarsest tol whose conservative excess (predicted, with a factor 2 to spare)
+        fits half the room the bracket at tol_f leaves; ref if none does."""
+        budget = 0.5 * (room - width)
+        for tp in (tol3, tol3 / 3.0, tol3 / 10.0, tol3 / 30.0):
+            if coarse_ok and tp > 2.0 * ref and 2.0 * excess(tp) <= budget:
+                return tp
+        return ref
+
     seen: set[tuple[float, float]] = set()
     while evals < max_evals and not done():
-        x_cf, x_of = est
         lo, hi = probe.lo(), probe.hi()
-        tol_p = pass_tol()
+        x_cf = root(ref, 1)
+        if tol_f in hist:
+            x_of = root(tol_f, 2)
+            width = (x_of - root(tol_f, 1)) * slope
+        else:
+            x_of, width = x_cf + w_pred / slope, w_pred
         if x_of - x_cf > gap - 2.0 * m and tol_f > _TOL_DEFAULT:
             # the tol_f bracket is too wide (in x) for a pass and a failure gap apart: refine.
             # The conservative root barely moves; the optimistic one comes in with the width,
             # about linearly in tol.
-            w = last[1] - last[2]
-            new = max(_TOL_DEFAULT, min(tol_f / 2.0, 0.7 * tol_f * room / w if w > 0 else 0.0))
-            w_new = w * new / tol_f if math.isfinite(w) else math.inf
+            new = max(_TOL_DEFAULT,
+                      min(tol_f / 2.0, 0.7 * tol_f * room / width if width > 0 else 0.0))
+            w_pred = width * new / tol_f
             tol_f = new
-            est[1] = x_cf + w_new / slope
             continue
         # a pass at or above `need` leaves room for a failure one gap above it; below, look for
         # a better pass just under the (predicted) root of the conservative bound
         need = x_of - gap + m
-        xp = x_cf - 2.0 * excess(tol_p) / slope - m - 0.03 * abs(x_cf - last[0])
+        tol_p = pass_tol(width)
+        if tol_p in hist:
+            xc, lead = root(tol_p, 1), hist[tol_p][-1][0]
+        else:
+            xc, lead = x_cf - 2.0 * excess(tol_p) / slope, hist[ref][-1][0]
+        xp = xc - m - 0.03 * abs(xc - lead)
         if lo < need and lo + gap / 8.0 < xp < hi and (xp, tol_p) not in seen:
             seen.add((xp, tol_p))
-            if tol_p == tol_f:
-                at_f(xp)
-            else:
-                probe.check(xp, tol_p)
-            evals += 1
-            if probe.lo() < xp and tol_p > last[3]:  # the coarse bound was not tight enough
-                coarse_ok = False
+            bound(xp, tol_p)
+            if probe.lo() < xp and tol_p > tol_f:  # the coarse bound was not tight enough
+                coarse_ok = tol_p in hist and len(hist[tol_p]) < 2  # one retry at its own root
             continue
         xf = min(lo + gap * (1.0 - 1e-9), x_max)  # a failure one gap above the best pass
         if (xf, tol_f) in seen:  # learnt nothing new there: refine, or go to 3
             if tol_f <= _TOL_DEFAULT:
                 break
             tol_f = max(tol_f / 4.0, _TOL_DEFAULT)
+            w_pred = width / 4.0
             continue
         seen.add((xf, tol_f))
-        at_f(xf)
-        evals += 1
-    return x3, (est[0] if math.isfinite(est[0]) else x3), evals
+        bound(xf, tol_f)
+    return x3, (root(ref, 1) if ref in hist else x3), evals
 
 
 # ------------------------------------------------------------------------------ starting points
