@@ -101,8 +101,29 @@ def from_eps_delta(eps: Any, delta: Any) -> PiecewiseLinear:
     slopes = np.concatenate([-big, -small])
     inter = np.concatenate([1.0 - d, small * (1.0 - d)])
     x, y = line_envelope(slopes, inter)
+    # 1 − β from the lines' complement forms, δ_i + e^{ε_i} α and
+    # (1 − e^{−ε_i}) + e^{−ε_i}(δ_i + α): f(0) = 1 − min δ_i keeps a δ of 1e-18, which 1 − δ
+    # rounds away (the curve would claim pure DP: δ(ε) = 0 beyond the largest ε_i)
+    bc = np.ones(x.size)
+    om = -np.expm1(-e)
+    step = max(1, 2_000_000 // max(e.size, 1))
+    for i in range(0, x.size, step):
+        xs = x[i:i + step, None]
+        with np.errstate(over="ignore", invalid="ignore"):
+            ca = np.where(np.isinf(big), np.where(xs > 0, np.inf, 0.0), big * xs) + d
+        cb = om + small * (d + xs)
+        bc[i:i + step] = np.minimum(np.minimum(ca.min(axis=1), cb.min(axis=1)), 1.0)
+    bc = np.maximum(bc, x)  # β ≤ 1 − α
+    y = np.minimum(y, 1.0 - x)
+    ac = 1.0 - x
+    dmin = float(d.min())
+    if 0.0 < dmin and 1.0 - dmin == 1.0:
+        # f = 0 exactly from α = 1 − min δ_i, a point float64 rounds to 1: kept by its
+        # complement (the chord to (1, 0) would lie above f near α = 1)
+        x, y = np.insert(x, -1, 1.0), np.insert(y, -1, 0.0)
+        ac, bc = np.insert(ac, -1, dmin), np.insert(bc, -1, 1.0)
     name = f"implied by {_plural(e.size, '(ε, δ) pair')}"
-    return PiecewiseLinear(x, np.minimum(y, 1.0 - x), name=name)
+    return PiecewiseLinear(x, y, alpha_c=ac, beta_c=bc, q_inf=dmin, name=name)
 
 
 def from_points(alpha: Any, beta: Any, *, exact: bool = False) -> PiecewiseLinear:

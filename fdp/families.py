@@ -217,10 +217,11 @@ class Laplace(TradeOff):
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
         m = self.mu
         em = math.exp(-m)
-        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
             left = 1.0 - np.exp(m) * alpha if m < 700 else np.where(alpha == 0, 1.0, 0.0)
-            mid = em / (4.0 * alpha)
-            right = em * (1.0 - alpha)
+            # in log space: e^{−μ} alone is subnormal (few significant bits) for μ ≳ 708
+            mid = np.exp(-m - np.log(4.0 * alpha))
+            right = np.exp(-m + np.log1p(-alpha))
         out = np.where(alpha < em / 2.0, left, np.where(alpha <= 0.5, mid, right))
         return np.where(alpha == 0.0, 1.0, out)
 

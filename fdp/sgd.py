@@ -303,7 +303,10 @@ def dpsgd(
         raise TypeError("expected a bracketed composition")
     g = f.inverse()  # the remove direction, composed by the engine in its own right
     info = {**f.info, "symmetric": True, **_info(s, p, t, conv)}  # min{f, f⁻¹}** is symmetric
-    return _SymmetricMin(f, g, name=name, info=info)
+    # every remove step's loss log(dQ/d((1 − p)Q + pP)) is at most log(1/(1 − p)), so the remove
+    # direction is (T log(1/(1 − p)), 0)-DP (rounded up): a cap on its ε at every δ
+    cap = -t * math.log1p(-p) * (1.0 + 8.0 * 2.0**-53) if p < 1.0 else math.inf
+    return _SymmetricMin(f, g, name=name, info=info, remove_cap=cap)
 
 
 class _SymmetricMin(Bracketed):
@@ -313,31 +316,41 @@ class _SymmetricMin(Bracketed):
     envelopes themselves (for evaluation and plotting) are built only when needed.
     """
 
-    def __init__(self, f: Bracketed, g: Bracketed, **kw: object) -> None:
+    def __init__(
+        self, f: Bracketed, g: Bracketed, remove_cap: float = math.inf, **kw: object
+    ) -> None:
         super().__init__(lambda: min_envelope(f.lower, g.lower),
                          lambda: min_envelope(f.upper, g.upper), **kw)  # type: ignore[arg-type]
         self._parts = (f, g)
+        self._cap = float(remove_cap)  # a certified bound on the remove direction's ε (δ = 0)
+
+    def _g_eps(self, delta):  # type: ignore[no-untyped-def]
+        return np.minimum(self._parts[1]._epsilon(delta), self._cap)
 
     def _delta(self, eps):  # type: ignore[no-untyped-def]
         f, g = self._parts
-        return np.maximum(f._delta(eps), g._delta(eps))
+        eps = np.asarray(eps, dtype=float)
+        return np.maximum(f._delta(eps), np.where(eps >= self._cap, 0.0, g._delta(eps)))
 
     def _epsilon(self, delta):  # type: ignore[no-untyped-def]
-        f, g = self._parts
-        return np.maximum(f._epsilon(delta), g._epsilon(delta))
+        return np.maximum(self._parts[0]._epsilon(delta), self._g_eps(delta))
 
     def epsilon_bracket(self, delta: object) -> tuple[object, object]:
         f, g = self._parts
-        lo = np.maximum(f.upper.epsilon(delta), g.upper.epsilon(delta))
-        hi = np.maximum(f.epsilon(delta), g.epsilon(delta))
+        lo = np.maximum(f.upper.epsilon(delta), np.minimum(g.upper.epsilon(delta), self._cap))
+        hi = np.maximum(f.epsilon(delta), np.minimum(g.epsilon(delta), self._cap))
         if np.ndim(lo) == 0:
             return float(lo), float(hi)
         return lo, hi
 
     def certificate(self, delta: float) -> dict[str, object]:
-        """The conservative ε at δ with what certified it (the larger of the two directions)."""
+        """The conservative ε at δ with what certified it (the larger of the two directions;
+        the remove direction's ε is also at most T log(1/(1 − p)), its largest loss)."""
         f, g = self._parts
         cf, cg = f.certificate(delta), g.certificate(delta)
+        if self._cap < cg["epsilon"]:  # type: ignore[operator]
+            cg = {"epsilon": self._cap, "source": "remove-direction loss bound T·log(1/(1 − p))",
+                  "grid": cg.get("grid", cg["epsilon"])}
         return cf if cf["epsilon"] >= cg["epsilon"] else cg  # type: ignore[operator]
 
 

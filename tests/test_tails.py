@@ -103,7 +103,10 @@ def test_dpsgd_tiny_delta_is_finite_and_says_why() -> None:
     lo, hi = h.epsilon_bracket(np.array([1e-15, 1e-18, 1e-30, 1e-100]))
     assert np.all(np.isfinite(hi)) and np.all(lo <= hi)
     cert = h.certificate(1e-100)
-    assert cert["source"] in ("grid", "tail bound") and math.isfinite(cert["epsilon"])
+    assert cert["source"] in ("grid", "tail bound", "remove-direction loss bound T·log(1/(1 − p))")
+    assert math.isfinite(cert["epsilon"])
+    # the remove direction's losses are at most log(1/(1 − p)) per step: a cap at every δ
+    assert hi[-1] <= -10_000 * math.log1p(-0.00033) * (1 + 1e-15)
 
 
 def test_unknown_moments_give_no_tail_bound() -> None:

@@ -557,3 +557,28 @@ def test_inverse_of_an_inverse_keeps_the_rounding_side() -> None:
     # and the optimistic atom (δ at ε = ∞) is rounded down like every optimistic δ
     e = fdp.compose(fdp.EpsDelta(0.5, 1e-6), repeat=52, numeric=True)
     assert e.upper.delta(math.inf) <= 1 - (1 - M("1e-6")) ** 52
+
+
+def test_from_eps_delta_keeps_a_tiny_delta() -> None:
+    # from_eps_delta built its curve from 1 − δ, which rounds δ < 1.1e-16 away: ([1], [1e-18])
+    # had δ(2) = 0, ε(5e-19) = 1.0 and gdp_mu 1.232 — pure DP claimed (found by the second hunt).
+    # The +∞ atom min δ_i and the zero from α = 1 − min δ_i are kept by their complements.
+    f = fdp.from_eps_delta([1.0], [1e-18])
+    assert f.delta(2.0) >= 1e-18 and f.epsilon(5e-19) == math.inf and f.gdp_mu() == math.inf
+    g = fdp.from_eps_delta([1.0, 3.0], [1e-5, 1e-17])
+    assert g.delta(4.0) >= 1e-17 and g.epsilon(5e-18) == math.inf
+    assert fdp.compose(fdp.from_eps_delta([1.0], [1e-18]), repeat=3).delta(5.0) >= 3e-18
+    # β near α = 1: f_{ε,δ}(α) = e^{−ε}(1 − δ − α) (exact float α)
+    h = fdp.from_eps_delta([1e-17], [1e-17])
+    a = 0.999999999999
+    ref = mp.exp(-M("1e-17")) * (1 - M("1e-17") - M(a))
+    assert ref * (1 - M(1e-9)) - M(1e-30) <= h(a) <= ref * (1 + M(1e-9))
+
+
+def test_laplace_beta_with_subnormal_exp_minus_mu() -> None:
+    # e^{−μ} is subnormal for μ ≳ 708 and kept few significant bits: Laplace(745)(1e-300) read
+    # 1.2352e-24 for a true e^{−745}/(4·1e-300) = 7.0559e-25 (an exact curve 75 % high).
+    for mu, a in ((745.0, 1e-300), (730.0, 1e-290), (735.0, 1e-300)):
+        ref = mp.exp(-M(mu)) / (4 * M(a))
+        got = fdp.Laplace(mu)(a)
+        assert ref * (1 - M(1e-12)) <= got <= ref * (1 + M(1e-15))
