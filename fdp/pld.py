@@ -89,6 +89,7 @@ from __future__ import annotations
 
 import math
 import warnings
+import weakref
 from typing import Any
 
 import numpy as np
@@ -1171,10 +1172,12 @@ def compose_numeric(
         "items": [(c, n) for c, n in items],
     }
 
+    own: list[weakref.ref[Bracketed]] = []  # the result, held weakly (no reference cycle)
+
     def inverse() -> TradeOff:
         inv = compose_numeric([(c.inverse(), n) for c, n in items], tol=tol, grid_step=grid_step)
         if isinstance(inv, Bracketed):
-            inv._inverse = result
+            inv._inverse = _WeakBack(own[0], items, tol, grid_step)  # type: ignore[assignment]
         return inv
 
     from .tails import TailBound
@@ -1183,4 +1186,21 @@ def compose_numeric(
         lower, lambda: _curve_from_atoms(res, "upper"), name=f"numeric[{names}]", info=info,
         inverse=inverse, tail=TailBound.of_items(items),
     )
+    own.append(weakref.ref(result))
     return result
+
+
+class _WeakBack:
+    """The inverse of an engine result's inverse: the result itself while it lives (held
+    weakly, so the two do not keep each other's grids alive), else recomposed."""
+
+    weak = True
+
+    def __init__(self, ref: weakref.ref[Bracketed], items: Any, tol: Any, grid_step: Any) -> None:
+        self.ref, self.items, self.tol, self.grid_step = ref, items, tol, grid_step
+
+    def __call__(self) -> TradeOff:
+        out = self.ref()
+        if out is not None:
+            return out
+        return compose_numeric(self.items, tol=self.tol, grid_step=self.grid_step)

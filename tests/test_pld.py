@@ -317,3 +317,21 @@ def test_tilted_tail_of_sparse_subsampling_is_used() -> None:
     lo, hi = h.epsilon_bracket(1e-10)
     assert lo <= hi <= lo * 1.01
     assert hi <= fdp.rdp.to_epsilon(3000 * fdp.rdp.subsampled_gaussian(1.0, 0.003), delta=1e-10)
+
+
+def test_engine_result_and_its_inverse_make_no_reference_cycle() -> None:
+    """An engine result holds its inverse, the inverse holds it weakly: dropping the result
+    frees both grids at once, without the cycle collector (a calibration loop kept 1.6 GB)."""
+    import gc
+    import weakref
+
+    gc.disable()
+    try:
+        h = fdp.compose(fdp.Gaussian(1.0), repeat=3, numeric=True)
+        inv = h.inverse()
+        assert inv.inverse() is h
+        w = weakref.ref(h)
+        del h, inv
+        assert w() is None
+    finally:
+        gc.enable()
