@@ -135,6 +135,15 @@ def line_envelope(slopes: np.ndarray, intercepts: np.ndarray) -> tuple[np.ndarra
 _LN_SQRT_2PI = 0.9189385332046727417803297
 
 
+def norm_hazard(z: np.ndarray | float, log_cdf: np.ndarray | float) -> np.ndarray:
+    """φ(z)/Φ(z) given log Φ(z): ≈ |z| for z → −∞ (taken as |z|(1 + 1e-12) below −1e6), → 0
+    for z → +∞. It bounds how far log Φ moves per unit error in z (used for round-off bounds)."""
+    z = np.asarray(z, dtype=float)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        hz = np.exp(np.minimum(-0.5 * z * z - _LN_SQRT_2PI - np.asarray(log_cdf), 700.0))
+    return np.where(z < -1e6, -z * (1.0 + 1e-12), np.where(z > 40.0, 0.0, hz))
+
+
 def _stirlerr(n: np.ndarray) -> np.ndarray:
     """log n! − [(n + ½) log n − n + log √(2π)] for n ≥ 1 (Loader 2000): the gamma function
     below 16, the Stirling–De Moivre series above (error below 1e-17)."""

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_int, check_scalar
-from ._numerics import log_binomial_terms
+from ._numerics import UNIT_ROUNDOFF, log_binomial_terms
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity
 from .pld import compose_numeric
@@ -169,7 +169,7 @@ def kov(eps: float, delta: float, k: int) -> PiecewiseLinear:
         lq, rq = log_binomial_terms(k, r_, s_)
         # losses given (ℓ = (k − 2l)ε, raised by its rounding): beyond 709 the P-masses
         # underflow, and without them the outcomes would join the +∞ atom
-        u = 2.0**-53
+        u = UNIT_ROUNDOFF
         loss = (k - 2.0 * l) * e
         loss = loss + 2.0 * u * np.abs(loss)
         # s_, r_ within u each: a term s^l r^{k−l} within k u, relatively
@@ -202,18 +202,18 @@ def _binomial_power(f: PiecewiseLinear, n: int) -> PiecewiseLinear:
     # the losses' rounding, charged upward (δ up: the curve is reported as a guarantee): each
     # factor's log(q_i/p_i) is within 2u(|log q_i| + |log p_i|) + u|ℓ_i| of its masses' loss,
     # and the sum l ℓ₀ + (n − l) ℓ₁ adds 4u of its terms
-    u = 2.0**-53
-    e_i = [2.0 * u * (abs(math.log(fq[i])) + abs(math.log(fp[i]))) + u * abs(fl[i])
-           if fp[i] > 0 and fq[i] > 0 and math.isfinite(fl[i]) else 0.0 for i in (0, 1)]
-    with np.errstate(invalid="ignore"):
-        dl = l * (e_i[0] + 4.0 * u * abs(fl[0]) if math.isfinite(fl[0]) else 0.0) + (n - l) * (
-            e_i[1] + 4.0 * u * abs(fl[1]) if math.isfinite(fl[1]) else 0.0)
-    loss = np.where(np.isfinite(loss), loss + dl, loss)
+    u = UNIT_ROUNDOFF
+    e0, e1 = (
+        2.0 * u * (abs(math.log(fq[i])) + abs(math.log(fp[i]))) + 5.0 * u * abs(fl[i])
+        if fp[i] > 0 and fq[i] > 0 and math.isfinite(fl[i]) else 0.0
+        for i in (0, 1)
+    )
+    loss = np.where(np.isfinite(loss), loss + l * e0 + (n - l) * e1, loss)
     q_inf = -math.expm1(n * math.log1p(-f.q_inf)) if f.q_inf < 1.0 else 1.0
     # p, q are the masses of outcomes without a +∞ draw: scale by P(no +∞ draw) = 1 for P and
     # (1 − q_∞)^n for Q, which the binomial terms of q already carry (q₀ + q₁ = 1 − q_∞)
     # exp(x) of a log term known to |Δx| is known to a relative |Δx| (+ exp's own ulp)
-    rtol = max(rp, rq) + 4.0 * 2.0**-53
+    rtol = max(rp, rq) + 4.0 * UNIT_ROUNDOFF
     return PiecewiseLinear.from_masses(
         p, q, q_inf=q_inf, loss=loss, name=f"{f!r}^{n}", mass_rtol=rtol + f._mass_rtol * n
     )
@@ -256,7 +256,7 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear
     # (a relative u per addition of nonnegative terms, at most one per step): (2 steps + 4)u,
     # plus the factors' own relative errors
     steps = sum(n for _, n in curves)
-    rtol = (2.0 * steps + 4.0) * 2.0**-53 + sum(n * c._mass_rtol for c, n in curves)
+    rtol = (2.0 * steps + 4.0) * UNIT_ROUNDOFF + sum(n * c._mass_rtol for c, n in curves)
     return PiecewiseLinear.from_masses(p, q, q_inf=q_inf, loss=loss, name=name, mass_rtol=rtol)
 
 

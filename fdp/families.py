@@ -14,7 +14,7 @@ import numpy as np
 
 from . import gdp
 from ._checks import check_scalar
-from ._numerics import UNIT_ROUNDOFF, norm_cdf, norm_isf, norm_sf
+from ._numerics import UNIT_ROUNDOFF, norm_cdf, norm_hazard, norm_isf, norm_sf
 from .tradeoff import LossBins, PiecewiseLinear, TradeOff
 
 __all__ = ["Gaussian", "EpsDelta", "Laplace", "Identity"]
@@ -71,9 +71,8 @@ class Gaussian(TradeOff):
             z = norm_isf(alpha)
             w = z - self.mu
             v = norm_cdf(w)
-            with np.errstate(divide="ignore", over="ignore", under="ignore"):
-                hz = np.where(w < -1e6, -w, np.exp(np.minimum(
-                    -0.5 * w * w - 0.9189385332046728 - np.log(np.maximum(v, 1e-300)), 700.0)))
+            with np.errstate(divide="ignore"):
+                hz = norm_hazard(w, np.log(np.maximum(v, 1e-300)))
             rel = 4.0 * UNIT_ROUNDOFF * (1.0 + 2.0 * hz * (np.abs(z) + self.mu + 1.0))
             return np.where(np.isfinite(w), v * np.maximum(1.0 - rel, 0.0), v)
 

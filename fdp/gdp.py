@@ -31,6 +31,7 @@ import numpy as np
 from scipy import optimize, special
 
 from ._checks import as_array
+from ._numerics import UNIT_ROUNDOFF, norm_hazard
 
 __all__ = ["delta", "log_delta", "epsilon", "mu", "sigma"]
 
@@ -38,16 +39,7 @@ _SQRT2 = math.sqrt(2.0)
 _FLOAT_MAX = float(np.finfo(float).max)
 
 
-_U = 2.0**-53  # unit round-off
-
-
-def _hazard(z: float, log_cdf: float) -> float:
-    """φ(z)/Φ(z), given log Φ(z) (≈ |z| for z → −∞, → 0 for z → +∞)."""
-    if z < -1e6:  # φ(z)/Φ(z) = |z|(1 + O(1/z²))
-        return -z * (1.0 + 1e-12)
-    if z > 40.0:
-        return 0.0
-    return math.exp(min(-0.5 * z * z - 0.9189385332046728 - log_cdf, 700.0))
+_U = UNIT_ROUNDOFF
 
 
 def _log_delta_scalar(m: float, e: float) -> float:
@@ -103,7 +95,8 @@ def _log_delta_parts(m: float, e: float) -> tuple[float, float]:
     # x = second − first is known to dx; log(−expm1(x)) then to dx times its derivative
     # 1/(e^{−x} − 1) (large where δ is the difference of two close terms)
     dx = (16.0 * _U * (abs(e) + abs(lsec) + abs(first) + 1.0)
-          + _hazard(a - m, lsec) * (da + 2.0 * _U * m) + _hazard(a, first) * da)
+          + float(norm_hazard(a - m, lsec)) * (da + 2.0 * _U * m)
+          + float(norm_hazard(a, first)) * da)
     x = second - first
     if m <= 0.1 and x > -1e-2:
         # small μ: Φ(a) and e^ε Φ(a − μ) are close; δ = [Φ(a) − Φ(a − μ)] − (e^ε − 1) Φ(a − μ),

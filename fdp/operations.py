@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import check_int, check_scalar
-from ._numerics import line_envelope, lower_hull_c, norm_cdf, norm_isf
+from ._numerics import UNIT_ROUNDOFF, line_envelope, lower_hull_c, norm_cdf, norm_isf
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Bracketed
@@ -110,7 +110,7 @@ def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
             new_loss = np.logaddexp(lp1, math.log(p) + loss)
         return PiecewiseLinear.from_masses(
             pm, (1.0 - p) * pm + p * qm, q_inf=p * f._mass_qinf, loss=new_loss, kind=f.kind,
-            mass_rtol=f._mass_rtol + 4.0 * np.finfo(float).eps,
+            mass_rtol=f._mass_rtol + 8.0 * UNIT_ROUNDOFF,
         )
     a, b = f.breakpoints
     bp = p * b + (1.0 - p) * f._ac  # 1 − α from its complement (precise near α = 1)
@@ -540,7 +540,7 @@ class Subsampled(TradeOff):
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
         xs, ys = self.x_star, self.y_star
         alpha = np.asarray(alpha, dtype=float)
-        left = np.asarray(self.mix(np.minimum(alpha, xs))) * (1.0 - 4.0 * np.finfo(float).eps)
+        left = np.asarray(self.mix(np.minimum(alpha, xs))) * (1.0 - 8.0 * UNIT_ROUNDOFF)
         right = self._right(np.clip(alpha, ys, 1.0))
         # the line x* + y* − α, with y* from its complement (1 − α is exact for α ≥ 1/2, and
         # y* ≈ 1 carries an absolute ulp that a small β would feel), rounded down as _right

@@ -69,6 +69,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_int, check_scalar
+from ._numerics import UNIT_ROUNDOFF
 from .composition import compose
 from .families import Gaussian
 from .numeric import Approximation, Bracketed
@@ -305,7 +306,7 @@ def dpsgd(
     info = {**f.info, "symmetric": True, **_info(s, p, t, conv)}  # min{f, f⁻¹}** is symmetric
     # every remove step's loss log(dQ/d((1 − p)Q + pP)) is at most log(1/(1 − p)), so the remove
     # direction is (T log(1/(1 − p)), 0)-DP (rounded up): a cap on its ε at every δ
-    cap = -t * math.log1p(-p) * (1.0 + 8.0 * 2.0**-53) if p < 1.0 else math.inf
+    cap = -t * math.log1p(-p) * (1.0 + 8.0 * UNIT_ROUNDOFF) if p < 1.0 else math.inf
     return _SymmetricMin(f, g, name=name, info=info, remove_cap=cap)
 
 

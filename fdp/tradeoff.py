@@ -597,14 +597,6 @@ class PiecewiseLinear(TradeOff):
         return self._qinf
 
     @cached_property
-    def _bp_profile(self) -> _Profile:
-        """δ of the breakpoints themselves (for geometric operations on the curve; an engine
-        curve's δ comes from its grid measure, which can be tighter)."""
-        p, q, loss = self._segments
-        keep = (p > 0) | (q > 0)
-        return _Profile(q[keep], loss[keep], self._qinf)
-
-    @cached_property
     def _profile(self) -> _Profile:
         _, q, loss = self._masses
         return _Profile(q, loss, self._mass_qinf, self._side, self._offset, self._mass_rtol)
