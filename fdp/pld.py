@@ -177,12 +177,14 @@ def _sub_edges(edges: np.ndarray) -> np.ndarray:
 
 def _optimistic(
     lb: LossBins, ps: np.ndarray, qs: np.ndarray, edges: np.ndarray
-) -> tuple[np.ndarray, float, float]:
+) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
     """A nonnegative grid measure μ̃ with δ_μ̃ ≤ δ everywhere (step 2 of the module docstring).
 
     ``lb`` holds the grid bins, ``ps``, ``qs`` (shape (M, 4)) their sub-bin masses. Returns the
-    Q-masses at the grid points, the +∞ atom and a δ-slack: the amount (≥ 0, at rounding level
-    in practice) by which clipping tiny negative masses may have raised δ_μ̃, to be subtracted.
+    Q-masses at the grid points, the +∞ atom, and the δ-slack as charges (losses ℓ_j, amounts
+    s_j ≥ 0, at rounding level in practice): clipping the measure where rounding left it negative
+    may have raised δ_μ̃, but by at most Σ_j s_j 1[ε < ℓ_j] (raising a mass at ℓ by m raises δ
+    by m (1 − e^{ε − ℓ})₊; ℓ_j = +∞ for charges that hold at every ε).
 
     On bin [x_j, x_{j+1}] the gap G = chord − δ is concave and vanishes at both ends, and it is
     a sum over the P-mass in the bin. The part from mass at y lies below A_y (x_{j+1} − x)/Δx and
@@ -197,7 +199,7 @@ def _optimistic(
     # points 0..K kept: losses above MAX_OPT_LOSS are dropped (lowers δ: optimistic)
     k_top = int(np.searchsorted(edges, MAX_OPT_LOSS, side="right")) - 1
     if k_top < 1:
-        return np.zeros(edges.size), float(lb.q_inf), 0.0
+        return np.zeros(edges.size), float(lb.q_inf), np.zeros(0), np.zeros(0)
     nb = k_top  # bins 0..K−1
     p[nb:] = 0.0
     q[nb:] = 0.0
@@ -225,9 +227,12 @@ def _optimistic(
     c[1:] = np.maximum(c[1:], hi_c)
     c *= 1.0 + 1e-9
     # what still exceeds the room (sliver-level) is clamped; the interpolant then exceeds δ by
-    # at most the largest clamp, which becomes slack
+    # at most clamp_k, and only on the segments next to x_k (ε < x_{k+1}; at the top point,
+    # whose value the flat part beyond it repeats, at every ε)
     clamp = np.maximum(c - room, 0.0)
-    slack = float(clamp.max())
+    ck = np.flatnonzero(clamp > 0)
+    at_loss = [np.where(ck < k_top, edges[np.minimum(ck + 1, k_top)], np.inf)]
+    at_mass = [clamp[ck]]
     c -= clamp
     # masses of the interpolant of v_k = δ(x_k) − c_k, from the differences of c (no x_k needed)
     a_l = 1.0 / -math.expm1(-h)  # x_k / (x_k − x_{k−1})
@@ -239,30 +244,39 @@ def _optimistic(
     w[0] += c[0]
     q_inf = float(lb.q_inf) - float(c[-1])
     if (w < 0).any():
-        w, q_inf = _convexify(w, q_inf, w_in, c, edges[: k_top + 1])
-    neg = w < 0
-    if neg.any():  # rounding-level negatives: raising a mass by m raises δ by at most m
-        slack += float(-w[neg].sum())
+        w, q_inf = _convexify(w, q_inf, w_in, c, edges[: k_top + 1], room, float(lb.q_inf))
+    neg = np.flatnonzero(w < 0)
+    if neg.size:  # rounding-level negatives: raising a mass at ℓ by m raises δ by ≤ m 1[ε < ℓ]
+        at_loss.append(edges[neg])
+        at_mass.append(-w[neg])
         w = np.maximum(w, 0.0)
-    if q_inf < 0:
-        slack += -q_inf
+    if q_inf < 0:  # (the atom at +∞ raises δ at every ε)
+        at_loss.append(np.array([np.inf]))
+        at_mass.append(np.array([-q_inf]))
         q_inf = 0.0
     # δ_μ̃ ≤ δ forces the atom to at most the true one (x → ∞); any excess is round-off of the
     # regression, and lowering an atom only lowers δ_μ̃
     q_inf = min(q_inf, float(lb.q_inf))
     out = np.zeros(edges.size)
     out[: k_top + 1] = w
-    return out, q_inf, slack
+    return out, q_inf, np.concatenate(at_loss), np.concatenate(at_mass)
 
 
 def _convexify(
-    w: np.ndarray, q_inf: float, w_in: np.ndarray, c: np.ndarray, pts: np.ndarray
+    w: np.ndarray, q_inf: float, w_in: np.ndarray, c: np.ndarray, pts: np.ndarray,
+    room: np.ndarray, q_inf0: float,
 ) -> tuple[np.ndarray, float]:
     """Greatest convex minorant of the profile of the signed masses ``w``: the slopes on the
     segments [0, x_0], [x_0, x_1], …, are replaced by their weighted isotonic regression (Barlow,
     Bartholomew, Bremner & Brunk 1972: the slopes of the greatest convex minorant of a cumulative
     sum diagram), capped at 0 for the flat part beyond the grid. Masses change only where slopes
     were pooled, so the update is computed from the (local) slope changes.
+
+    The new +∞ atom is the minorant's value at the end, read directly rather than as the sum of
+    the slope changes (whose rounding, ~u·x_K·|slope|, could leave a negative atom that raises δ
+    at every ε): the isotonic fit keeps the value at x_K, where the profile is
+    v_K = q_inf; when a positive tail of slopes is capped at 0 from x_{j−1} on, it is the value
+    v_{j−1} = q_∞ + room_{j−1} − c_{j−1} ≥ 0 there (v ≥ δ's floor by construction).
     """
     x = np.exp(pts)
     pw = w_in / x
@@ -273,9 +287,18 @@ def _convexify(
     s = np.empty(x.size)
     s[0] = -ptail[0] - c[0] / x[0]
     s[1:] = -ptail[1:] - np.diff(c) / dx[1:]
-    st = np.minimum(isotonic_regression(s, weights=dx).x, 0.0)
+    iso = isotonic_regression(s, weights=dx).x
+    st = np.minimum(iso, 0.0)
     d = np.append(st - s, 0.0)
-    return w + x * (d[1:] - d[:-1]), q_inf + float((dx * d[:-1]).sum())
+    capped = iso > 0.0
+    if not capped.any():
+        q_end = q_inf
+    elif capped[0]:  # (flat from α = 0: no touching point to read)
+        q_end = q_inf + float((dx * d[:-1]).sum())
+    else:
+        j = int(np.argmax(capped))
+        q_end = q_inf0 + float(room[j - 1]) - float(c[j - 1])
+    return w + x * (d[1:] - d[:-1]), q_end
 
 
 # ------------------------------------------------------------------------------ support, atoms
@@ -460,7 +483,10 @@ class _Component:
         self.w, self.q_inf = _ctd(lb_lo, edges)
         self.wc, self.qc_inf = (self.w, self.q_inf) if lb_lo is lb_up else _ctd(lb_up, edges)
         self.trunc = float(lb_up.q_below + lb_up.q_above)
-        self.wo, self.qo_inf, self.slack = _optimistic(lb_up, ps, qs, edges)
+        self.wo, self.qo_inf, self.slack_loss, self.slack_mass = _optimistic(
+            lb_up, ps, qs, edges
+        )
+        self.slack = float(self.slack_mass.sum())  # a bound at every ε
         tot = self.w.sum()
         self.mean = float((self.w * edges).sum() / tot) if tot > 0 else 0.0
         self.var = float((self.w * (edges - self.mean) ** 2).sum() / tot) if tot > 0 else 0.0
@@ -703,7 +729,61 @@ _U = UNIT_ROUNDOFF
 _ETA_FFT = 12.0 * _U
 
 
-def _tilts(comps: list[_Component], top: float) -> list[float]:
+def _mgf_grid(comps: list[_Component]) -> tuple[np.ndarray, list[np.ndarray]] | None:
+    """A grid of t > 0 scaled by the composed sd, and each component's log-MGF bound on it
+    (per step); None when the composed loss has no spread."""
+    sd = math.sqrt(sum(c.count * c.var for c in comps))
+    if sd <= 0.0:
+        return None
+    t = np.geomspace(0.05, 200.0, 48) / sd
+    return t, [c.log_mgf(t) for c in comps]
+
+
+def _slack_steps(
+    comps: list[_Component], mgf: tuple[np.ndarray, list[np.ndarray]] | None, p_inf: float,
+    edges: np.ndarray,
+) -> np.ndarray:
+    """A bound on how much the optimistic measures' slack raises the composed δ, at each ε of
+    the increasing ``edges`` and for all larger ε up to the next edge (it is non-increasing).
+
+    Step i of the composition uses the optimistic measure μ̃_i, whose profile exceeds the
+    exact one by at most g_i(ε) = Σ_j s_j 1[ε < ℓ_j] (its slack charges, see ``_optimistic``).
+    Since δ_{μ*ν}(ε) = ∫ δ_μ(ε − l) dν(l), replacing the measures one at a time (a telescoping
+    sum) bounds the composed excess by Σ_i E[g_i(ε − S_{−i})], where S_{−i} is the sum of the
+    other steps' losses, each under its exact or its optimistic measure; so by
+    Σ_i Σ_j s_j Q[S_{−i} > ε − ℓ_j]. The probability is bounded by Chernoff,
+    min_t e^{−ta} Π M(t), with the components' MGF bounds (which bound both measures), plus the
+    chance p_inf that some other step has loss +∞."""
+    out = np.zeros(edges.size)
+    total = None if mgf is None else np.sum([c.count * lm for c, lm in
+                                              zip(comps, mgf[1], strict=True)], axis=0)
+    for k, c in enumerate(comps):
+        if c.coupled or c.slack_mass.size == 0:
+            continue
+        fin = np.isfinite(c.slack_loss)
+        out += c.count * float(c.slack_mass[~fin].sum())
+        if not fin.any():
+            continue
+        if mgf is None:
+            out += c.count * float(c.slack_mass[fin].sum())
+            continue
+        t = mgf[0]
+        rest = total - mgf[1][k]
+        order = np.argsort(c.slack_loss[fin])
+        ll, mm = c.slack_loss[fin][order], c.slack_mass[fin][order]
+        for chunk_l, chunk_m in zip(np.array_split(ll, min(32, ll.size)),
+                                    np.array_split(mm, min(32, ll.size)), strict=True):
+            a = edges - float(chunk_l[-1])  # the chunk's mass at its largest loss
+            expo = np.min(rest[:, None] - t[:, None] * a[None, :], axis=0)
+            expo += 1e-9 * (1.0 + np.abs(expo))  # the rounding of the exponent
+            prob = np.minimum(np.exp(np.minimum(expo, 0.0)) + p_inf, 1.0)
+            out += c.count * float(chunk_m.sum()) * prob
+    return out * (1.0 + 1e-12)
+
+
+def _tilts(
+    comps: list[_Component], top: float, mgf: tuple[np.ndarray, list[np.ndarray]] | None
+) -> list[float]:
     """Exponential tilts θ for the FFT: 0 for the bulk, then the Chernoff-optimal θ at the
     losses a where the Chernoff bound min_t e^{−ta} Π M_i(t)^{n_i} on the composed upper tail
     is 1e-12 and 1e-28: the tilted measure is centred near a, so δ(ε) keeps its relative
@@ -711,12 +791,11 @@ def _tilts(comps: list[_Component], top: float) -> list[float]:
     sparse subsampling). Any θ is valid: the error bounds decide per grid point which result is
     used."""
     mean = sum(c.count * c.mean for c in comps)
-    sd = math.sqrt(sum(c.count * c.var for c in comps))
     out = [0.0]
-    if sd <= 0.0 or top <= mean:
+    if mgf is None or top <= mean:
         return out
-    t = np.geomspace(0.05, 200.0, 48) / sd
-    lm = np.sum([c.count * c.log_mgf(t) for c in comps], axis=0)
+    t = mgf[0]
+    lm = np.sum([c.count * x for c, x in zip(comps, mgf[1], strict=True)], axis=0)
 
     def expo(a: float) -> tuple[float, float]:  # (log Chernoff bound at a, its minimizing t)
         v = lm - t * a
@@ -829,12 +908,12 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     kmin = sum(c.count * c.k0 for c in comps)
     loss = origin + (ka + np.arange(N)) * h
     out: dict[str, Any] = {"h": h, "N": N, "loss": loss, "tau": tau}
-    thetas = _tilts(comps, float(loss[-1]))
+    mgf = _mgf_grid(comps)
+    thetas = _tilts(comps, float(loss[-1]), mgf)
     sd = math.sqrt(sum(c.count * c.var for c in comps))
     # (from 0.01 sd⁻¹: for a heavy per-step tail — sparse subsampling — the wrap-around bound of
     # a tilted measure is smallest at a t far below the untilted window's, any t > 0 is valid)
     t_al = np.geomspace(0.01, 80.0, 24) / max(sd, 1e-12)
-    out["tilts"] = thetas
     # mass wrapped around from above the window, amplified by the untilting (a Chernoff bound
     # from the components' MGFs, the same for both sides): the upper side must subtract it; the
     # lower side may keep it (it only adds mass), but it counts when choosing the tilt
@@ -844,7 +923,7 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     # usually equal) and costs a few lines per point instead of all sixteen.
     step = 64
     sub = np.append(np.arange(0, N, step), N - 1)
-    for theta in thetas[1:]:  # (the lower side only, see below)
+    def alias_of(theta: float) -> np.ndarray:
         lm = np.sum([c.count * c.log_mgf(theta + t_al) for c in comps], axis=0)
         ls = loss[sub]
         lines = lm[:, None] - theta * ls[None, :] - t_al[:, None] * (ls[None, :] + N * h)
@@ -854,34 +933,62 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
             np.minimum(expo, lm[k] - theta * loss - t_al[k] * (loss + N * h), out=expo)
         expo += 1e-9 * (1.0 + np.abs(expo))  # the rounding of lm and of the lines
         with np.errstate(under="ignore"):
-            alias[theta] = np.exp(np.minimum(expo, 700.0))
-    for side in ("lower", "upper"):
-        best = np.zeros(N)
-        best_err = np.full(N, np.inf)
-        # the deepest tilt serves the reported (conservative) side only; the optimistic side is
-        # limited by its slack in the far tail anyway
-        for theta in thetas if side == "lower" else thetas[:2]:
-            vals, err, log_m, rel = _tilted_power(comps, side, theta, N)
-            # position m holds index kmin + m (mod N); rotate so that position j holds ka + j
-            vals = np.roll(vals, kmin - ka)
-            if theta > 0.0:
-                lu = log_m - theta * loss  # log of the untilting factor
-                # relative error of the untilting factor (lu is a difference of large numbers)
-                rel_u = 8.0 * _U * (abs(log_m) + theta * np.abs(loss) + 2.0)
-                with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-                    u_fac = np.exp(np.minimum(lu, 700.0))
-                    vals = vals * u_fac
-                    tot = np.expm1(np.minimum(rel_u, 700.0)) + rel * (1.0 + rel_u)
-                    e_m = err * u_fac * (1.0 + tot) + np.abs(vals) * tot
-                e_m += alias[theta]
-                e_m[lu >= 700.0] = np.inf
-            else:
-                e_m = np.full(N, err)
+            return np.exp(np.minimum(expo, 700.0))
+
+    def one_tilt(side: str, theta: float) -> tuple[np.ndarray, np.ndarray]:
+        vals, err, log_m, rel = _tilted_power(comps, side, theta, N)
+        # position m holds index kmin + m (mod N); rotate so that position j holds ka + j
+        vals = np.roll(vals, kmin - ka)
+        if theta <= 0.0:
+            return vals, np.full(N, err)
+        if theta not in alias:
+            alias[theta] = alias_of(theta)
+        lu = log_m - theta * loss  # log of the untilting factor
+        # relative error of the untilting factor (lu is a difference of large numbers)
+        rel_u = 8.0 * _U * (abs(log_m) + theta * np.abs(loss) + 2.0)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            u_fac = np.exp(np.minimum(lu, 700.0))
+            vals = vals * u_fac
+            tot = np.expm1(np.minimum(rel_u, 700.0)) + rel * (1.0 + rel_u)
+            e_m = err * u_fac * (1.0 + tot) + np.abs(vals) * tot
+        e_m += alias[theta]
+        e_m[lu >= 700.0] = np.inf
+        return vals, e_m
+
+    def run(side: str, ths: list[float], best: np.ndarray, best_err: np.ndarray,
+            which: np.ndarray) -> None:
+        for theta in ths:
+            vals, e_m = one_tilt(side, theta)
             take = e_m < best_err
-            best = np.where(take, vals, best)
-            best_err = np.where(take, e_m, best_err)
-        out[side] = best
-        out[f"err_{side}"] = best_err
+            best[take] = vals[take]
+            best_err[take] = e_m[take]
+            which[take] = theta
+
+    best, best_err, which = np.zeros(N), np.full(N, np.inf), np.zeros(N)
+    run("lower", thetas, best, best_err, which)
+    # More tilts where the error bound is still large next to the mass above. For a heavy tail
+    # (sparse subsampling) the Chernoff-placed tilts are steep, and their wrap-around bound,
+    # amplified by the untilting, dominates below their centre; a gentler tilt (half the one
+    # in use there, or half the first positive one) fills the gap, up to three times. (Tilts
+    # only choose which proved bound applies at each point.) Not below a tail of 1e-40: the
+    # window itself ends where the Chernoff bound on the rest is WINDOW_TAIL.
+    for _ in range(3 if len(thetas) > 1 else 0):
+        tail = np.cumsum(np.maximum(best, 0.0)[::-1])[::-1]
+        etail = np.cumsum(best_err[::-1])[::-1]
+        bad = np.flatnonzero((etail > 1e-4 * tail) & (tail > 1e-40))
+        if bad.size == 0:
+            break
+        used = float(which[bad[0]])
+        theta = 0.5 * (used if used > 0.0 else thetas[1])
+        if any(abs(theta - x) <= 0.05 * max(theta, x) for x in thetas):
+            break
+        thetas = sorted([*thetas, theta])
+        run("lower", [theta], best, best_err, which)
+    out["tilts"] = thetas
+    out["lower"], out["err_lower"] = best, best_err
+    best, best_err = np.zeros(N), np.full(N, np.inf)
+    run("upper", thetas, best, best_err, which)
+    out["upper"], out["err_upper"] = best, best_err
     # +∞ atoms: lower 1 − Π(1 − q_i)^n; upper Π T_i^n − Π F_i^n for the sub-probability measures
     out["q_inf_lower"] = -math.expm1(
         sum(c.count * math.log1p(-min(c.q_inf, 1.0)) if c.q_inf < 1 else -math.inf for c in comps)
@@ -908,6 +1015,12 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     else:
         out["q_inf_upper"] = math.exp(log_f) * math.expm1(grow)
     out["slack"] = sum(c.count * c.slack for c in comps if not c.coupled)
+    if out["slack"] > 0.0:
+        # where the slack is charged matters far in the tail: δ there is far below the sum
+        p_inf = sum(c.count * max(c.q_inf, c.qc_inf, c.qo_inf) for c in comps)
+        edges = np.linspace(float(loss[0]), float(loss[-1]), 513)
+        out["slack_steps"] = (edges, np.minimum(_slack_steps(comps, mgf, p_inf, edges),
+                                                out["slack"]))
     n_a = sum(c.count for c in comps if c.coupled)
     out["shift"] = _coupling_shift(n_a, h)
     # the coupling fails with probability η, or where a coupled step's loss left its grid
@@ -1010,10 +1123,14 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     b = b + s * ((n - k + 3.0) * _U * np.abs(b) + (lg + 4.0) * _U * max(tot_w, 1.0))
     qc = qc * (1.0 - s * (k + 3.0) * _U)
     curve = _valid_curve(a, ac, b, qc, q_inf - lift, side)
+    steps = None
+    if side == "upper" and "slack_steps" in res:
+        e, v = res["slack_steps"]
+        steps = (e, v + (res["tau"] + res["eta"]))
     return PiecewiseLinear(
         curve._a, curve._b, alpha_c=curve._ac, beta_c=curve._bc, q_inf=curve.q_inf, q_cum=curve._qc,
         masses=masses, side=side, offset=lift if side == "upper" else 0.0, mass_q_inf=q_inf,
-        bound=True,
+        bound=True, offset_steps=steps,
     )
 
 

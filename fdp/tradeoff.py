@@ -365,6 +365,7 @@ class PiecewiseLinear(TradeOff):
         mass_q_inf: float | None = None,
         bound: bool = False,
         mass_rtol: float = 0.0,
+        offset_steps: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         a = np.clip(np.asarray(alpha, dtype=float), 0.0, 1.0)  # rounding can leave ±1e-16
         b = np.clip(np.asarray(beta, dtype=float), 0.0, 1.0)
@@ -402,6 +403,8 @@ class PiecewiseLinear(TradeOff):
         # optimistic curve of a bracket
         self._side = side
         self._offset = float(offset)
+        # a smaller offset for δ at large ε (see _Profile), the breakpoints keep ``offset``
+        self._offset_steps = offset_steps
         self._bound = bound  # a certified lower/upper curve: evaluation rounds outward
         # the +∞ atom of the given masses, when it differs from 1 − f(0) (engine curves)
         self._mass_qinf = self._qinf if mass_q_inf is None else float(mass_q_inf)
@@ -599,7 +602,10 @@ class PiecewiseLinear(TradeOff):
     @cached_property
     def _profile(self) -> _Profile:
         _, q, loss = self._masses
-        return _Profile(q, loss, self._mass_qinf, self._side, self._offset, self._mass_rtol)
+        return _Profile(
+            q, loss, self._mass_qinf, self._side, self._offset, self._mass_rtol,
+            self._offset_steps,
+        )
 
     @cached_property
     def _beta0(self) -> float:
@@ -834,18 +840,24 @@ class _Profile:
     ``side="lower"`` (a certified lower curve, or an exact curve reported as a guarantee): δ is
     rounded up by err and ε(δ) is an upper bound on the exact one. ``side="upper"`` (a certified
     upper curve, optimistic): ``offset`` ≥ 0 is subtracted from δ (the engine's lift), δ is
-    rounded down by err, and ε(δ) is a lower bound.
+    rounded down by err, and ε(δ) is a lower bound. ``offset_steps`` = (e, v), if given, is a
+    non-increasing step function that replaces the constant offset: v_j on [e_j, e_{j+1}),
+    v_{−1} from the last edge on (and at ε = +∞), ``offset`` below e_0. The resulting δ need
+    not be monotone; it lies below the true (non-increasing) δ, so the smallest ε at which it
+    reaches a target is still a lower bound on the true ε.
     """
 
     def __init__(
         self, q: np.ndarray, loss: np.ndarray, q_inf: float, side: str = "lower",
         offset: float = 0.0, rtol: float = 0.0,
+        offset_steps: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         top = np.isposinf(loss)
         fin = ~np.isneginf(loss) & ~top & (q > 0)  # −∞ losses never exceed ε
         self.q_inf = float(q_inf + q[top].sum())
         self.sign = 1.0 if side == "lower" else -1.0
         self.offset = float(offset) if side == "upper" else 0.0
+        self.steps = offset_steps if side == "upper" else None
         self.rtol = float(rtol)  # relative error of the masses themselves
         self.loss = loss[fin]
         q = q[fin]
@@ -858,20 +870,32 @@ class _Profile:
             self.lpc[1:] = np.logaddexp.accumulate(np.log(q) - self.loss)
         self._dk: np.ndarray | None = None
 
-    def _err(self, k: np.ndarray, qc: np.ndarray, ep: np.ndarray) -> np.ndarray:
+    def _err(
+        self, k: np.ndarray, qc: np.ndarray, ep: np.ndarray, off: np.ndarray | float
+    ) -> np.ndarray:
         # k = 0: δ is the atom (minus the offset) with no sum to round
-        return np.where(k > 0, (k + 4.0) * _U * (self.q_inf + self.offset + qc + ep), 0.0)
+        return np.where(k > 0, (k + 4.0) * _U * (self.q_inf + off + qc + ep), 0.0)
 
-    def _at(self, eps: np.ndarray, k: np.ndarray) -> np.ndarray:
-        """The rounded δ at finite ε with k losses above it."""
+    def _off(self, eps: np.ndarray) -> np.ndarray | float:
+        """The offset subtracted from δ at ε (``offset`` itself, or the step function)."""
+        if self.steps is None:
+            return self.offset
+        e, v = self.steps
+        j = np.searchsorted(e, eps, side="right") - 1
+        return np.where(j < 0, self.offset, v[np.maximum(j, 0)])
+
+    def _at(self, eps: np.ndarray, k: np.ndarray, off_eps: np.ndarray | None = None) -> np.ndarray:
+        """The rounded δ at finite ε with k losses above it (the offset read at ``off_eps``,
+        by default at ε)."""
         lpc = self.lpc[k]
         with np.errstate(over="ignore", invalid="ignore"):
             ep = np.where(lpc == -np.inf, 0.0, np.exp(np.minimum(eps + lpc, 709.0)))
         qc = self.qc[k]
-        base = self.q_inf - self.offset + qc - ep
+        off = self._off(eps if off_eps is None else off_eps)
+        base = self.q_inf - off + qc - ep
         # masses known to a relative rtol (losses exact): every term q_j (1 − e^{ε − ℓ_j}) ≥ 0
         # moves by rtol of itself, so δ by rtol·δ
-        err = self._err(k, qc, ep) + self.rtol * np.maximum(base, 0.0)
+        err = self._err(k, qc, ep, off) + self.rtol * np.maximum(base, 0.0)
         if self.sign > 0:
             return np.maximum(base, self.q_inf) + err
         # (an optimistic δ also gives up a relative 1e-13: the masses' own few ulps)
@@ -880,13 +904,14 @@ class _Profile:
     @property
     def floor(self) -> float:
         """The rounded δ above every finite loss (k = 0): no finite ε does better."""
-        return float(self._at(np.zeros(1), np.zeros(1, dtype=int))[0])
+        return float(self._at(np.zeros(1), np.zeros(1, dtype=int), np.full(1, np.inf))[0])
 
     def delta(self, eps: np.ndarray) -> np.ndarray:
         eps = np.asarray(eps, dtype=float)
         k = np.searchsorted(-self.loss, -eps, side="left")  # #{ℓ_j > ε}
         out = self._at(np.where(np.isfinite(eps), eps, 0.0), k)
-        atom = self.q_inf if self.sign > 0 else max(self.q_inf - self.offset, 0.0) * (
+        off_inf = float(np.max(self._off(np.full(1, np.inf))))
+        atom = self.q_inf if self.sign > 0 else max(self.q_inf - off_inf, 0.0) * (
             1.0 - _UPPER_RTOL)
         out = np.where(np.isposinf(eps), atom, out)
         return np.where(np.isneginf(eps), 1.0, out)
@@ -915,9 +940,13 @@ class _Profile:
         # where exactly k = big losses exceed ε and δ(ε) = q_∞ − offset + Qc_k − e^ε Pc_k
         big = np.clip(np.searchsorted(self.kink_deltas(), t, side="right"), 1, m)
         qc = self.qc[big]
-        num = self.q_inf - self.offset + qc - t
+        # (a step offset is read at the piece's low end, where it is largest: δ there is lower,
+        # so the ε found is lower still)
+        lo_end = np.where(big < m, self.loss[np.minimum(big, m - 1)], -np.inf)
+        off = self._off(lo_end)
+        num = self.q_inf - off + qc - t
         # bound num's rounding (and e^ε Pc_k ≤ Qc_k + q_∞ on the piece) on the chosen side
-        num = num + self.sign * (self._err(big, qc, qc + self.q_inf) + self.rtol * t)
+        num = num + self.sign * (self._err(big, qc, qc + self.q_inf, off) + self.rtol * t)
         with np.errstate(divide="ignore", invalid="ignore"):
             e = np.where(num > 0, np.log(np.maximum(num, 1e-320)) - self.lpc[big], -np.inf)
         e = e * (1.0 + self.sign * 8.0 * _U) + self.sign * 8.0 * _U  # the logarithms' rounding
