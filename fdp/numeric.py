@@ -92,7 +92,33 @@ class Bracketed(TradeOff):
         e = self.lower._epsilon(delta)
         if self._tail is not None:
             e = np.minimum(e, self._tail.epsilon(delta))
+        if self.info.get("capped_tol") is not None:
+            self._warn_width(delta, e)
         return e
+
+    def _warn_width(self, delta: np.ndarray, hi: np.ndarray) -> None:
+        """When the engine's grid was capped (memory), say at query time how wide the certified
+        bracket achieved at this δ is, if wider than the requested ``tol``."""
+        import warnings
+
+        from .pld import AccuracyWarning
+
+        tol = float(self.info["capped_tol"])
+        lo = np.asarray(self.upper._epsilon(delta), dtype=float)
+        hi = np.asarray(hi, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            width = np.where(hi > 0, (hi - lo) / hi, 0.0)
+        bad = np.flatnonzero(np.isfinite(hi) & (width > tol))
+        if bad.size:
+            i = int(bad[np.argmax(width[bad])])
+            warnings.warn(
+                f"{self!r}: the certified ε bracket at δ = {float(delta.flat[i]):g} is "
+                f"[{float(lo.flat[i]):.6g}, {float(hi.flat[i]):.6g}], {float(width.flat[i]):.2%} "
+                f"wide, more than tol = {tol:g} (the grid was capped by memory). The bracket "
+                "is certified; the conservative end is the guarantee.",
+                AccuracyWarning,
+                stacklevel=4,
+            )
 
     def epsilon_bracket(self, delta: Any) -> tuple[Any, Any]:
         """Certified (lower, upper) bounds on the exact ε(δ): the upper curve's ε and the best

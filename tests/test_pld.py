@@ -224,6 +224,22 @@ def test_grid_cap_coarsens_and_stays_certified(monkeypatch: pytest.MonkeyPatch) 
     exact = fdp.Gaussian(math.sqrt(10.0))
     a = np.linspace(0, 1, 501)
     assert np.all(h.lower(a) <= exact(a) + 1e-10) and np.all(h.upper(a) >= exact(a) - 1e-10)
+    # a query reports the width achieved at its δ (issue #13: never silently)
+    with pytest.warns(pld.AccuracyWarning, match=r"bracket at δ = 1e-06 is \[.*wide") as rec:
+        hi = h.epsilon(1e-6)
+    lo = h.upper.epsilon(1e-6)
+    assert f"{(hi - lo) / hi:.2%}" in str(rec[0].message)
+    assert exact.epsilon(1e-6) <= hi
+
+
+def test_uncapped_queries_do_not_warn() -> None:
+    h = fdp.compose(fdp.Gaussian(0.1), repeat=1000, numeric=True)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        h.epsilon(1e-6)
+        h.epsilon_bracket(1e-20)
 
 
 def test_window_tail_bound_does_not_explode_with_count() -> None:
