@@ -55,6 +55,7 @@ True
 
 from __future__ import annotations
 
+import copyreg
 import json
 import math
 import warnings
@@ -423,6 +424,28 @@ def _compose_items(items: list[tuple[TradeOff, int]], tol: float) -> TradeOff:
     if closed is not None:
         return closed
     return compose_numeric(pairs, tol=tol, grid_step=None)
+
+
+def _reduce_symmetric_min(c: _SymmetricMin) -> tuple[Any, tuple[Any, ...]]:
+    """Pickle a DP-SGD result (``min{f, f⁻¹}**`` of :func:`fdp.dpsgd` and of the accountant) by
+    its two directions, not by its envelopes: the envelopes are closures of the two parts, built
+    on first use, and building them only to pickle them would take longer than the sweep step
+    that produced the curve. (Registered here because :mod:`fdp.sgd` defines the class.)"""
+    inv = c._inverse if isinstance(c._inverse, Bracketed) else None
+    f, g = c._parts
+    return _rebuild_symmetric_min, (f, g, c._cap, c._name, c.info, c._tail, inv)
+
+
+def _rebuild_symmetric_min(
+    f: Bracketed, g: Bracketed, cap: float, name: str | None, info: dict[str, Any], tail: Any,
+    inverse: Bracketed | None,
+) -> _SymmetricMin:
+    out = _SymmetricMin(f, g, remove_cap=cap, name=name, info=info, tail=tail)
+    out._inverse = inverse  # type: ignore[assignment]
+    return out
+
+
+copyreg.pickle(_SymmetricMin, _reduce_symmetric_min)
 
 
 def _epochs_per(p: float) -> int:
@@ -1198,6 +1221,22 @@ class Accountant:
         acc = cls()
         acc.load_state_dict(json.loads(text))
         return acc
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickling support (e.g. to send an accountant to a worker process): the history, the
+        relation, ``tol`` and the fast path's grid step, without the caches (rebuilt on the
+        first query, to the same numbers: they are functions of the history and the grid step).
+
+        Examples
+        --------
+        >>> import pickle
+        >>> acc = Accountant().step(1.0, 0.01, steps=100)
+        >>> pickle.loads(pickle.dumps(acc)).epsilon(1e-5) == acc.epsilon(1e-5)
+        True
+        """
+        state = self.__dict__.copy()
+        state.update(_curves={}, _step_curves={}, _grids={}, _fast_cache=None)
+        return state
 
     def copy(self) -> Accountant:
         """An independent copy (curves are immutable and shared)."""
