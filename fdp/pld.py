@@ -220,6 +220,20 @@ def _optimistic(
     a_s = np.where(pss > 0, qss * -np.expm1(-u_s), qss)
     b_s = np.where(pss > 0, qss * np.expm1(h - u_s), qss)
     left_end = a_s <= b_s
+    # The lowest bin with mass is charged wholly to its right end: below it δ is linear in x
+    # (slope −P), and a charge at its left end would bend the interpolant concave there, so
+    # that the convex minorant pools back to x = 0 and gives μ̃ excess P-mass c/x (which a
+    # long composition multiplies: the excess lowers δ_μ̃ below the support, and the other
+    # steps carry that to every ε). Charged to the right end the slope after x_j only drops to
+    # the chord's minus R_j/Δx ≥ −P: no pooling across x_j.
+    pb = pss.sum(axis=1)
+    if (pb > 0).any():
+        first = int(np.argmax(pb > 0))
+        # (and every bin of the rising run of P-masses after it: there a right-end charge keeps
+        # the slopes increasing, since R_k ≈ p_k Δx/2 and the chord slopes rise by ≈ p_k)
+        fall = np.flatnonzero(np.diff(pb[first:]) < 0)
+        last = first + (int(fall[0]) if fall.size else pb.size - first - 1)
+        left_end[first : last + 1] = False
     lo_c = np.where(left_end, a_s, 0.0).sum(axis=1)
     hi_c = np.where(left_end, 0.0, b_s).sum(axis=1)
     # room_k = δ(x_k) − q_inf = (1 − e^{−h}) Σ_{m>k} S_m, S_m = Σ_{j≥m} w_j e^{−h(j−m)}

@@ -544,4 +544,7 @@ def test_rtol_below_the_default_bracket_uses_the_default_check() -> None:
     s = calibrate_dpsgd(0.02, 100, eps=1.0, delta=1e-5, rtol=rtol)
     assert fdp.dpsgd(s, 0.02, 100).epsilon(1e-5) <= 1.0
     assert fdp.dpsgd(s * (1 - rtol), 0.02, 100).epsilon(1e-5) > 1.0
-    assert s.info["tol"] == 1e-3 and s.info["tight"]["how"] == "default-accuracy check fails"
+    # (the pass may be certified at a slightly coarser tol whose bracket already clears the
+    # target by the margin; the tightness is the default check's)
+    assert s.info["tol"] <= 1.1e-3 and s.info["tight"]["how"] == "default-accuracy check fails"
+    assert s.info["tight"]["tol"] == 1e-3
