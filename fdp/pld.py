@@ -545,8 +545,18 @@ class _Component:
 
     def log_mgf(self, t: np.ndarray) -> np.ndarray:
         """Upper bounds on log ∫ e^{tℓ} dν(ℓ) for each measure ν ∈ {w, wc, wo} over the finite
-        grid losses (the largest of the three), for t all > 0 or < 0."""
+        grid losses (the largest of the three), for t all > 0 or < 0 (memoized per t array)."""
+        key = t.tobytes()
+        memo = self.__dict__.setdefault("_mgf_memo", {})
+        hit = memo.get(key)
+        if hit is None:
+            hit = memo[key] = self._log_mgf(t)
+        return hit.copy()
+
+    def _log_mgf(self, t: np.ndarray) -> np.ndarray:
         loss = self._blk[1] if t[0] > 0 else self._blk[0]
+        if loss.size >= 8192:
+            return self._log_mgf_pruned(t, loss)
         out = np.full(t.size, -np.inf)
         # (in chunks of t, so that the (t, grid) matrix stays near 2²¹ entries)
         step = max(1, (1 << 21) // max(loss.size, 1))
@@ -560,6 +570,36 @@ class _Component:
                     val = m + np.log(np.exp(x - m0[:, None]).sum(axis=1))
                 val = np.where(np.isfinite(m), val, -np.inf)
                 out[i : i + step] = np.maximum(out[i : i + step], val)
+        return out
+
+    def _log_mgf_pruned(self, t: np.ndarray, loss: np.ndarray, B: int = 256,
+                        cut: float = 60.0) -> np.ndarray:
+        """_log_mgf on long grids: blocks of B points whose every term is below e^{−cut} of a
+        term that exists are not summed but charged B e^{ub} each (ub ≥ every term of the
+        block), so the result is still an upper bound; the other blocks are summed exactly."""
+        G = loss.size
+        nb = -(-G // B)
+        pad = nb * B - G
+        lp = np.concatenate([loss, loss[-1] + (loss[-1] - loss[-2]) * np.arange(1, pad + 1)])
+        lp = lp.reshape(nb, B)
+        edge = lp[:, -1] if t[0] > 0 else lp[:, 0]  # block end where e^{tℓ} is largest
+        out = np.full(t.size, -np.inf)
+        for lw in self._logwb:
+            lwp = np.concatenate([lw, np.full(pad, -np.inf)]).reshape(nb, B)
+            bmax = lwp.max(axis=1)
+            live = np.isfinite(bmax)
+            if not live.any():
+                continue
+            lwp, lpl, bmax, edge_l = lwp[live], lp[live], bmax[live], edge[live]
+            at = lpl[np.arange(bmax.size), lwp.argmax(axis=1)]  # loss of each block's top term
+            for i, tt in enumerate(t):
+                ub = bmax + tt * edge_l
+                keep = ub > float(np.max(bmax + tt * at)) - cut
+                x = lwp[keep] + tt * lpl[keep]
+                m = float(x.max())
+                with np.errstate(under="ignore"):
+                    tot = float(np.exp(x - m).sum()) + B * float(np.exp(ub[~keep] - m).sum())
+                out[i] = max(out[i], m + math.log(tot))
         return out
 
 
@@ -726,13 +766,15 @@ def _window(comps: list[_Component], h: float) -> tuple[int, int, float, float]:
     highest = origin + h * sum(c.count * (c.k0 + c.w.size - 1) for c in comps)
     # Chernoff exponents over a fixed geometric grid of t scaled by the composed sd: the
     # per-component moment generating functions are computed once and reused for every a
-    t_up = np.geomspace(0.5, 80.0, 16) / max(sd, 1e-12)
+    # (the upper side on _mgf_grid's t, so that the components' memoized MGFs serve both)
+    t_up = np.geomspace(0.05, 200.0, 48) / max(sd, 1e-12)
+    t_dn = np.geomspace(0.5, 80.0, 16) / max(sd, 1e-12)
     lm_up = sum(c.count * c.log_mgf(t_up) for c in comps)
-    lm_dn = sum(c.count * c.log_mgf(-t_up) for c in comps)
+    lm_dn = sum(c.count * c.log_mgf(-t_dn) for c in comps)
     w_lo = w_hi = 8.0
     while True:  # widen each side until its Chernoff tail bound is below WINDOW_TAIL
         a_lo = max(lowest, mean - w_lo * sd - 10 * h)
-        tau_lo = 0.0 if a_lo <= lowest else _chernoff(lm_dn, -t_up, a_lo)
+        tau_lo = 0.0 if a_lo <= lowest else _chernoff(lm_dn, -t_dn, a_lo)
         if tau_lo <= WINDOW_TAIL or a_lo <= lowest:
             break
         w_lo *= 1.25
@@ -910,8 +952,10 @@ def _tilted_power(
             g = np.exp(np.minimum((n - 1) * np.log(a) + total - lb, 700.0))  # A^{n−1} Π_rest
             e += n * g * (eps + 6.0 * _U * a)
         e += 3.0 * len(parts) * _U * np.exp(np.minimum(total, 700.0))
-    e_sum = float(np.dot(wt, e))
-    err = (e_sum + 1.01 * gamma * (float(np.dot(wt, np.abs(spec))) + e_sum)) / N + 1e-300
+    # (weighted sums as numpy pairwise sums, error ≤ ⌈log₂ n⌉ u Σ, inside the 1.01 guard; not
+    # np.dot: a multithreaded BLAS call costs ~8 ms per call on a busy machine)
+    e_sum = float((wt * e).sum())
+    err = (e_sum + 1.01 * gamma * (float((wt * np.abs(spec)).sum()) + e_sum)) / N + 1e-300
     # positive inputs with relative errors ≤ ξ give every output of the multilinear
     # convolution a relative error ≤ (1 + ξ)^n − 1
     return sfft.irfft(spec, n=N), err, log_m, math.expm1(min(log_xi, 700.0))
@@ -937,7 +981,6 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     sd = math.sqrt(sum(c.count * c.var for c in comps))
     # (from 0.01 sd⁻¹: for a heavy per-step tail — sparse subsampling — the wrap-around bound of
     # a tilted measure is smallest at a t far below the untilted window's, any t > 0 is valid)
-    t_al = np.geomspace(0.01, 80.0, 24) / max(sd, 1e-12)
     # mass wrapped around from above the window, amplified by the untilting (a Chernoff bound
     # from the components' MGFs, the same for both sides): the upper side must subtract it; the
     # lower side may keep it (it only adds mass), but it counts when choosing the tilt
@@ -947,8 +990,22 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     # usually equal) and costs a few lines per point instead of all sixteen.
     step = 64
     sub = np.append(np.arange(0, N, step), N - 1)
+    # (the MGFs at the points s > θ of _mgf_grid, already computed, with t = s − θ, plus a
+    # few small t; for t the exact s − θ the lines are those of M(s), and rounding s − θ moves
+    # each by ≤ u t |ℓ + Nh|, inside the 1e-9 guard below)
+    t_grid = None if mgf is None else mgf[0]
+    lm_grid = None if mgf is None else np.sum(
+        [c.count * x for c, x in zip(comps, mgf[1], strict=True)], axis=0)
+    t_small = np.geomspace(0.01, 3.0, 8) / max(sd, 1e-12)
+
     def alias_of(theta: float) -> np.ndarray:
-        lm = np.sum([c.count * c.log_mgf(theta + t_al) for c in comps], axis=0)
+        lm_s = np.sum([c.count * c.log_mgf(theta + t_small) for c in comps], axis=0)
+        if lm_grid is not None and t_grid is not None:
+            above = t_grid > theta
+            t_al = np.concatenate([t_small, t_grid[above] - theta])
+            lm = np.concatenate([lm_s, lm_grid[above]])
+        else:
+            t_al, lm = t_small, lm_s
         ls = loss[sub]
         lines = lm[:, None] - theta * ls[None, :] - t_al[:, None] * (ls[None, :] + N * h)
         act = np.unique(np.argmin(lines, axis=0))
@@ -1010,9 +1067,14 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
         run("lower", [theta], best, best_err, which)
     out["tilts"] = thetas
     out["lower"], out["err_lower"] = best, best_err
-    best, best_err = np.zeros(N), np.full(N, np.inf)
-    run("upper", thetas, best, best_err, which)
-    out["upper"], out["err_upper"] = best, best_err
+    final_thetas = list(thetas)
+
+    def upper_side() -> None:  # the optimistic side's FFTs, run when the upper curve is built
+        b, b_err = np.zeros(N), np.full(N, np.inf)
+        run("upper", final_thetas, b, b_err, np.zeros(N))
+        out["upper"], out["err_upper"] = b, b_err
+
+    out["_upper_side"] = upper_side
     # +∞ atoms: lower 1 − Π(1 − q_i)^n; upper Π T_i^n − Π F_i^n for the sub-probability measures
     out["q_inf_lower"] = -math.expm1(
         sum(c.count * math.log1p(-min(c.q_inf, 1.0)) if c.q_inf < 1 else -math.inf for c in comps)
@@ -1059,6 +1121,8 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     upper: round-off mass removed, the curve raised by the wrap-around tail and the slack.
     """
     h = res["h"]
+    if side == "upper" and "upper" not in res:
+        res.pop("_upper_side")()  # (computed on first use)
     e_pt = res[f"err_{side}"]  # proved round-off bound per grid point
     loss = res["loss"]
     # A grid loss origin + k h is computed with a few ulps of error (and an atom aligned to
@@ -1101,6 +1165,65 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     # δ and ε come from the masses themselves (losses beyond 700 included); the breakpoints,
     # built from running sums, serve evaluation
     masses = (p, w, loss)
+    # (the +∞ atom first: δ and ε need only the masses and it; the breakpoints, for evaluating
+    # the curve, are built on first use)
+    tot_w = float(w.sum())
+    unacc = 1.0 - q_inf - tot_w
+    if side == "lower" and unacc > 0.0:
+        # Q-mass the grid does not hold (below the window) goes to the +∞ atom: placed at the
+        # bottom it would join the P-mass beyond the grid in one segment of finite loss, which
+        # is not pessimistic for the inverse (f⁻¹'s top losses)
+        q_inf += unacc
+        unacc = 0.0
+    steps = None
+    if side == "upper" and "slack_steps" in res:
+        e, v = res["slack_steps"]
+        steps = (e, v + (res["tau"] + res["eta"]))
+
+    def breakpoints() -> PiecewiseLinear:
+        curve = _breakpoints(p, w, n, q_inf, unacc, lift, tot_w, side)
+        return PiecewiseLinear(
+            curve._a, curve._b, alpha_c=curve._ac, beta_c=curve._bc, q_inf=curve.q_inf,
+            q_cum=curve._qc,
+        )
+
+    return _LazyCurve(
+        breakpoints, masses=masses, side=side, offset=lift if side == "upper" else 0.0,
+        mass_q_inf=q_inf, offset_steps=steps,
+    )
+
+
+_LAZY = ("_a", "_b", "_ac", "_bc", "_qc", "_qinf")
+
+
+class _LazyCurve(PiecewiseLinear):
+    """An engine curve whose breakpoints (for evaluation and plotting) are built on first use;
+    δ and ε come from the masses (``_Profile``) and never need them."""
+
+    def __init__(self, build: Any, *, masses: Any, side: str, offset: float, mass_q_inf: float,
+                 offset_steps: Any) -> None:
+        self.__dict__.update(
+            kind="exact", _name=None, _given_masses=masses, _side=side, _offset=float(offset),
+            _offset_steps=offset_steps, _bound=True, _mass_qinf=float(mass_q_inf),
+            _mass_rtol=0.0, _self_inverse=False, _inverse_of=None, _build=build,
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _LAZY and "_build" in self.__dict__:
+            full = self.__dict__.pop("_build")()
+            for k in _LAZY:
+                self.__dict__[k] = full.__dict__[k]
+            return self.__dict__[name]
+        raise AttributeError(name)
+
+    def __getstate__(self) -> dict[str, Any]:
+        self._a  # noqa: B018 - build before pickling (the builder is a closure)
+        return self.__dict__
+
+
+def _breakpoints(p: np.ndarray, w: np.ndarray, n: int, q_inf: float, unacc: float, lift: float,
+                 tot_w: float, side: str) -> PiecewiseLinear:
+    """The breakpoints of ``_curve_from_atoms``'s curve, clipped to a valid trade-off curve."""
     a = np.zeros(n + 1)
     np.cumsum(p, out=a[1:])
     # 1 − α from the bottom: the P-mass not on the grid (at loss −∞) plus tail sums, so that the
@@ -1124,16 +1247,6 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     np.cumsum(w, out=qc[1:])
     b = np.zeros(n + 1)
     np.cumsum(w[::-1], out=b[-2::-1])  # Q-mass at or below each breakpoint's loss
-    # + Q-mass not accounted for (≥ 0 up to rounding), with the total from numpy's pairwise sum
-    # (error ≤ ⌈log₂ n⌉ u Σw, not the recursive sum's n u Σw)
-    tot_w = float(w.sum())
-    unacc = 1.0 - q_inf - tot_w
-    if side == "lower" and unacc > 0.0:
-        # Q-mass the grid does not hold (below the window) goes to the +∞ atom: placed at the
-        # bottom it would join the P-mass beyond the grid in one segment of finite loss, which
-        # is not pessimistic for the inverse (f⁻¹'s top losses)
-        q_inf += unacc
-        unacc = 0.0
     b += unacc + lift
     # The running sums carry their rounding: the k-th of a recursive sum of nonnegative terms
     # is within (k − 1)u of its value, relatively (Higham 2002, §4.2), and each p_j within 2u.
@@ -1146,16 +1259,7 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     lg = math.ceil(math.log2(max(n, 2)))
     b = b + s * ((n - k + 3.0) * _U * np.abs(b) + (lg + 4.0) * _U * max(tot_w, 1.0))
     qc = qc * (1.0 - s * (k + 3.0) * _U)
-    curve = _valid_curve(a, ac, b, qc, q_inf - lift, side)
-    steps = None
-    if side == "upper" and "slack_steps" in res:
-        e, v = res["slack_steps"]
-        steps = (e, v + (res["tau"] + res["eta"]))
-    return PiecewiseLinear(
-        curve._a, curve._b, alpha_c=curve._ac, beta_c=curve._bc, q_inf=curve.q_inf, q_cum=curve._qc,
-        masses=masses, side=side, offset=lift if side == "upper" else 0.0, mass_q_inf=q_inf,
-        bound=True, offset_steps=steps,
-    )
+    return _valid_curve(a, ac, b, qc, q_inf - lift, side)
 
 
 def _valid_curve(
