@@ -886,6 +886,32 @@ def _tilts(
     return out
 
 
+def _min_of_lines(b: np.ndarray, s: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """min_k (b_k + s_k x) at every x, from the lower envelope of the lines (slopes sorted
+    decreasingly, the convex-hull trick): O(K log K + N log K) instead of K·N. Each line is
+    itself a valid bound where it is used (Chernoff at its t), so a breakpoint misplaced by
+    rounding only picks a neighbour line, a larger but still valid value."""
+    order = np.lexsort((b, -s))  # slope descending; equal slopes: the smaller intercept first
+    hull: list[int] = []
+    for k in order.tolist():
+        if hull and s[hull[-1]] == s[k]:
+            continue  # the same slope with a larger intercept is never the minimum
+        while len(hull) >= 2:
+            i, j = hull[-2], hull[-1]
+            x_ij = (b[j] - b[i]) / (s[i] - s[j])  # where j takes over from i
+            x_jk = (b[k] - b[j]) / (s[j] - s[k])  # where k takes over from j
+            if x_jk <= x_ij:
+                hull.pop()
+            else:
+                break
+        hull.append(k)
+    idx = np.asarray(hull)
+    brk = (b[idx[1:]] - b[idx[:-1]]) / (s[idx[:-1]] - s[idx[1:]])
+    pick = idx[np.searchsorted(brk, x)]
+    out: np.ndarray = b[pick] + s[pick] * x
+    return out
+
+
 def _tilted_power(
     comps: list[_Component], side: str, theta: float, N: int
 ) -> tuple[np.ndarray, float, float, float]:
@@ -985,11 +1011,6 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     # from the components' MGFs, the same for both sides): the upper side must subtract it; the
     # lower side may keep it (it only adds mass), but it counts when choosing the tilt
     alias: dict[float, np.ndarray] = {}
-    # The exponent min_t [lm_t − θℓ − t(ℓ + Nh)] is a minimum of lines in ℓ. The minimum over
-    # only the lines that win at every 64th grid point is ≥ it (a larger, still valid bound;
-    # usually equal) and costs a few lines per point instead of all sixteen.
-    step = 64
-    sub = np.append(np.arange(0, N, step), N - 1)
     # (the MGFs at the points s > θ of _mgf_grid, already computed, with t = s − θ, plus a
     # few small t; for t the exact s − θ the lines are those of M(s), and rounding s − θ moves
     # each by ≤ u t |ℓ + Nh|, inside the 1e-9 guard below)
@@ -1006,12 +1027,10 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
             lm = np.concatenate([lm_s, lm_grid[above]])
         else:
             t_al, lm = t_small, lm_s
-        ls = loss[sub]
-        lines = lm[:, None] - theta * ls[None, :] - t_al[:, None] * (ls[None, :] + N * h)
-        act = np.unique(np.argmin(lines, axis=0))
-        expo = np.full(N, np.inf)
-        for k in act:
-            np.minimum(expo, lm[k] - theta * loss - t_al[k] * (loss + N * h), out=expo)
+        if np.any(lm == -np.inf):  # a measure without mass: nothing wraps around
+            return np.zeros(N)
+        # the exponent min_t [lm_t − t N h − (θ + t) ℓ]: the lower envelope of these lines
+        expo = _min_of_lines(lm - t_al * (N * h), -(theta + t_al), loss)
         expo += 1e-9 * (1.0 + np.abs(expo))  # the rounding of lm and of the lines
         with np.errstate(under="ignore"):
             return np.exp(np.minimum(expo, 700.0))

@@ -357,3 +357,19 @@ def test_engine_result_and_its_inverse_make_no_reference_cycle() -> None:
         assert w() is None
     finally:
         gc.enable()
+
+
+@given(
+    lines=st.lists(st.tuples(st.floats(-50, 50), st.floats(-20, -0.01)), min_size=1, max_size=30),
+    xs=st.lists(st.floats(-30, 30), min_size=1, max_size=50),
+)
+@settings(max_examples=200, deadline=None)
+def test_min_of_lines_is_the_lower_envelope(lines: list, xs: list) -> None:  # type: ignore[type-arg]
+    # the wrap-around bound's exponent: min over Chernoff lines, by the convex-hull trick
+    b = np.array([x[0] for x in lines])
+    s = np.array([x[1] for x in lines])
+    x = np.sort(np.array(xs))
+    brute = np.min(b[:, None] + s[:, None] * x[None, :], axis=0)
+    got = pld._min_of_lines(b, s, x)
+    assert np.all(got >= brute - 1e-9 * (1 + np.abs(brute)))  # never below: still a bound
+    np.testing.assert_allclose(got, brute, rtol=1e-9, atol=1e-9)
