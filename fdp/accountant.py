@@ -630,12 +630,13 @@ class Accountant:
         Fix the neighbouring relation up front; by default the first step fixes it.
     tol : float, default 3e-2
         Engine accuracy of the cached curve: the relative width of the certified ε bracket it
-        may have (:func:`fdp.compose`). Every answer is certified whatever ``tol`` is; the upper
-        end (what :meth:`epsilon` returns) is typically within 0.1 % of the exact ε at the
-        default (up to about 0.4 % with sparse sampling, p ≲ 0.003, where the fast path's grid
-        step rule underestimates the discretization error; still an upper bound), and the lower
-        end within ``tol``. Pass 1e-3 for a tight bracket (about 3× the
-        cost per query); :func:`fdp.report` recomputes at 1e-3 by default.
+        may have (:func:`fdp.compose`). Every answer is certified whatever ``tol`` is.
+        :meth:`epsilon` answers from a fast path (one pessimistic grid, no bracket): a certified
+        upper bound typically within 0.1 % of the exact ε, up to about 0.4 % above it with
+        sparse sampling (p ≲ 0.003, where its grid-step rule underestimates the discretization
+        error), so it can lie above :meth:`epsilon_bracket`'s upper end, which comes from the
+        engine; the bracket's lower end is within ``tol``. Pass 1e-3 for a tight bracket
+        (about 3× the cost per query); :func:`fdp.report` recomputes at 1e-3 by default.
 
     Attributes
     ----------

@@ -257,11 +257,15 @@ def grr(eps: float, d: int) -> FrequencyOracle:
     return _oracle("GRR", e, p, q, P, Q, d=d)
 
 
-def _two_bits(a1: float, b1: float, a2: float, b2: float) -> tuple[np.ndarray, np.ndarray]:
+def _two_bits(
+    a1: tuple[float, float], b1: tuple[float, float], a2: tuple[float, float],
+    b2: tuple[float, float],
+) -> tuple[np.ndarray, np.ndarray]:
     """The laws of two independent bits: bit 1 ~ Bern(a1) vs Bern(b1), bit 2 ~ Bern(a2) vs
-    Bern(b2) (their curve is the product of two binary tests)."""
-    P = np.outer([a1, 1 - a1], [a2, 1 - a2]).ravel()
-    Q = np.outer([b1, 1 - b1], [b2, 1 - b2]).ravel()
+    Bern(b2) (their curve is the product of two binary tests). Each probability comes with its
+    complement, (x, 1 − x), computed apart: 1 − x cancels when x is close to 1."""
+    P = np.outer(a1, a2).ravel()
+    Q = np.outer(b1, b2).ravel()
     return P, Q
 
 
@@ -270,9 +274,10 @@ def sue(eps: float) -> FrequencyOracle:
     p = e^{ε/2}/(e^{ε/2} + 1), q = 1 − p. Inputs v₁ ≠ v₂ differ in two bits: the curve is
     f_{ε/2,0} ⊗ f_{ε/2,0}."""
     e = check_scalar("eps", eps, low=0.0)
-    p = 1.0 / (1.0 + math.exp(-e / 2))
-    q = 1.0 - p
-    return _oracle("SUE", e, p, q, *_two_bits(p, q, q, p))
+    # each from its own logistic: q = 1 − p would cancel (for ε = 70 it was 6.66e-16 instead of
+    # 6.305e-16, and the pair's loss log(p²/q²) came out below ε: the optimistic side)
+    p, q = float(special.expit(e / 2)), float(special.expit(-e / 2))
+    return _oracle("SUE", e, p, q, *_two_bits((p, q), (q, p), (q, p), (p, q)))
 
 
 def oue(eps: float) -> FrequencyOracle:
@@ -281,7 +286,8 @@ def oue(eps: float) -> FrequencyOracle:
     symmetric. Variance ≈ n 4e^ε/(e^ε − 1)²."""
     e = check_scalar("eps", eps, low=0.0)
     p, q = 0.5, float(special.expit(-e))  # 1/(e^ε + 1) without overflow
-    return _oracle("OUE", e, p, q, *_two_bits(p, q, q, p))
+    qc = float(special.expit(e))  # 1 − q
+    return _oracle("OUE", e, p, q, *_two_bits((p, p), (q, qc), (q, qc), (p, p)))
 
 
 def _local_hashing(name: str, e: float, g: int, params: dict[str, float]) -> FrequencyOracle:
@@ -349,10 +355,24 @@ def exponential(
     if np.max(np.abs(u - v)) > s * (1 + 1e-12):
         raise ValueError(f"the utilities differ by {np.max(np.abs(u - v)):g} > sensitivity {s:g}")
     a, b = e * u / (2 * s), e * v / (2 * s)
-    P = np.exp(a - a.max())
-    Q = np.exp(b - b.max())
-    curve = from_distributions(P / P.sum(), Q / Q.sum())
+    log_p, log_q = _log_softmax(a), _log_softmax(b)
+    # the losses from the log-probabilities: log(q/p) of two masses that round to the same
+    # float (both ≈ 1) would read 0 where the true loss is, say, 1.5e-23
+    curve = PiecewiseLinear.from_masses(
+        np.exp(log_p), np.exp(log_q), loss=log_q - log_p,
+        name=f"T(P, Q) on {u.size} outcome{'s' if u.size != 1 else ''}",
+    )
     return MechanismCurve._of(curve, "exponential", e, {"eps": e, "sensitivity": s})
+
+
+def _log_softmax(a: np.ndarray) -> np.ndarray:
+    """log(e^{a_i} / Σ_j e^{a_j}) with relative precision also where a mass is close to 1:
+    (a_i − a_m) − log1p(Σ_{j ≠ m} e^{a_j − a_m}) for the largest a_m (a log-sum-exp would round
+    a_m + 1e-23 to a_m)."""
+    m = int(np.argmax(a))
+    d = a - a[m]
+    rest = np.exp(np.delete(d, m))
+    return d - math.log1p(float(rest.sum()))
 
 
 def subsampled_eps(eps: float, p: float) -> MechanismCurve:

@@ -233,7 +233,9 @@ def _optimistic(
         # the slopes increasing, since R_k ≈ p_k Δx/2 and the chord slopes rise by ≈ p_k)
         fall = np.flatnonzero(np.diff(pb[first:]) < 0)
         last = first + (int(fall[0]) if fall.size else pb.size - first - 1)
-        left_end[first : last + 1] = False
+        # (the two halves only: the slivers hold point masses on grid points, which the nearer
+        # end charges nothing; charged to the far end an atom just above x_j would cost q·h)
+        left_end[first : last + 1, 1:3] = False
     lo_c = np.where(left_end, a_s, 0.0).sum(axis=1)
     hi_c = np.where(left_end, 0.0, b_s).sum(axis=1)
     # room_k = δ(x_k) − q_inf = (1 − e^{−h}) Σ_{m>k} S_m, S_m = Σ_{j≥m} w_j e^{−h(j−m)}
@@ -1276,7 +1278,11 @@ def _breakpoints(p: np.ndarray, w: np.ndarray, n: int, q_inf: float, unacc: floa
     a = a * (1.0 + s * (k + 3.0) * _U)
     ac = ac * (1.0 - s * (n - k + 3.0) * _U)
     lg = math.ceil(math.log2(max(n, 2)))
-    b = b + s * ((n - k + 3.0) * _U * np.abs(b) + (lg + 4.0) * _U * max(tot_w, 1.0))
+    # (the lower curve's β allowance is (n + 3)u|b| at every breakpoint, not the tighter
+    # (n − k + 3)u|b| of its own running sum: a factor that shrinks with k made it rise by
+    # ~1e-16 where β is flat next to a +∞ atom; b is monotone, so b·(1 − c) stays monotone)
+    kk = np.zeros(1) if side == "lower" else k
+    b = b + s * ((n - kk + 3.0) * _U * np.abs(b) + (lg + 4.0) * _U * max(tot_w, 1.0))
     qc = qc * (1.0 - s * (k + 3.0) * _U)
     return _valid_curve(a, ac, b, qc, q_inf - lift, side)
 
@@ -1409,6 +1415,7 @@ def compose_numeric(
         plan["grid_capped"] = True
         comps, h, capped = _plan(lower_items, upper_items, tol, h * 1.05 * need / MAX_GRID)
         plan["predicted_width"] = capped["predicted_width"]
+        plan["coupled"] = capped["coupled"]  # (the modes of the re-planned components)
     floor_hit = any(c.loss.size >= 2**20 for c in comps) or bool(plan.get("grid_capped"))
     width = plan["predicted_width"] / max(plan["eps_ref"], 1e-300)
     if grid_step is None and floor_hit and width > tol:

@@ -214,3 +214,37 @@ def test_accountant_serializes_mechanism_curves() -> None:
     acc.compose(M.grr(1.0, 5), 3)
     back = fdp.Accountant.from_json(acc.to_json())
     assert back.epsilon(1e-5) == acc.epsilon(1e-5)
+
+
+def test_sue_at_large_eps_is_exact() -> None:
+    # hunt 3, F1: q = 1 − p cancelled (6.66e-16 for 6.305e-16 at ε = 70) and the pair's loss
+    # came out below ε: δ(ε − 1) 7 % low. The SUE pair's loss is ±ε or 0, so
+    # δ(x) = p²(1 − e^{x − ε}) on [0, ε), p = e^{ε/2}/(e^{ε/2} + 1) (mpmath, 50 digits)
+    import mpmath as mp
+
+    mp.mp.dps = 50
+    for eps in (34.0, 44.0, 57.0, 70.0):
+        f = fdp.mechanisms.sue(eps)
+        p = 1 / (1 + mp.exp(-mp.mpf(eps) / 2))
+        true = p * p * (1 - mp.exp(mp.mpf(-1)))
+        got = mp.mpf(float(f.delta(eps - 1.0)))
+        assert true * (1 - 1e-12) <= got <= true * (1 + 1e-9), (eps, got, true)
+        assert abs(float(f.epsilon(0.0)) - eps) <= 1e-12 * eps
+
+
+def test_exponential_mechanism_losses_from_log_probabilities() -> None:
+    # hunt 3, F3: an outcome with mass ≈ 1 under both datasets and true loss 1.532e-23 read
+    # loss 0 (p = q = 1.0 in floats), so δ(0) was 3.4e-27 < 1.532e-23 and ε(1e-24) was 0
+    import mpmath as mp
+
+    mp.mp.dps = 60
+    u = [-3.5584038728036624, 4.486494471372438, -1.8816854798951455, -0.766735510274243]
+    v = [-2.902998685162779, 4.304892744110761, -1.7824981045490265, -1.7116172837881063]
+    f = fdp.mechanisms.exponential(u, v, eps=20, sensitivity=1)
+    a = [mp.mpf(x) * 10 for x in u]
+    b = [mp.mpf(x) * 10 for x in v]
+    P = [mp.exp(x) / mp.fsum(mp.exp(y) for y in a) for x in a]
+    Q = [mp.exp(x) / mp.fsum(mp.exp(y) for y in b) for x in b]
+    delta0 = mp.fsum(max(q - p, 0) for p, q in zip(P, Q, strict=True))
+    assert mp.mpf(float(f.delta(0.0))) >= delta0 > 1e-23
+    assert float(f.epsilon(1e-24)) > 1e-23  # the true ε(1e-24) is about 1.43e-23

@@ -373,3 +373,51 @@ def test_min_of_lines_is_the_lower_envelope(lines: list, xs: list) -> None:  # t
     got = pld._min_of_lines(b, s, x)
     assert np.all(got >= brute - 1e-9 * (1 + np.abs(brute)))  # never below: still a bound
     np.testing.assert_allclose(got, brute, rtol=1e-9, atol=1e-9)
+
+
+def test_sparse_subsampling_optimistic_measure_keeps_its_p_mass() -> None:
+    # The pile-up of Q-mass at the bottom of a sparse step's losses (log(1 − p)) once got its
+    # gap charged to the left ends of its bins; the convex minorant then pooled back to x = 0
+    # and gave the optimistic measure excess P-mass 4.7e-9 per step (a 0.8 % bracket after 10⁶
+    # steps). The rising run is now charged to the right ends: no excess, no drift below the
+    # support.
+    for p, h in [(1e-4, 4e-6), (256 / 60000, 8e-5)]:
+        f = Mixture(fdp.Gaussian(1.0), p)
+        c = pld._Component(f, f, 1, h, 0.0)
+        x = np.exp(c.loss)
+        assert abs(float(np.sum(c.wo / x)) - float(np.sum(c.w / x))) < 1e-12
+        assert c.drift_tail < 1e-12
+
+
+def test_atoms_on_the_grid_keep_a_coarse_plan() -> None:
+    # The right-end rule above once also moved an atom sitting just above a grid point (left
+    # sliver) to the far end, costing q·h: Laplace(0.1)^100 then planned 2¹⁸ points, not 2¹³
+    h = fdp.compose(fdp.Laplace(0.1), repeat=100, numeric=True)
+    assert h.info["grid_points"] <= 1 << 14
+    lo, hi = h.epsilon_bracket(1e-6)
+    assert hi - lo <= 1e-4 * hi
+
+
+def test_lower_curve_monotone_next_to_an_infinite_loss_atom() -> None:
+    # hunt 3, F2: β's rounding allowance shrank with the breakpoint index, so the lower curve
+    # rose by ~7e-16 between α = 1e-300 and 1e-50 where the true β is flat (f(0+) = 0.9⁴⁰)
+    f = fdp.from_distributions(np.array([0.5, 0.45, 0.05, 0.0]), np.array([0.3, 0.6, 0.0, 0.1]))
+    h = fdp.compose(f, repeat=40, numeric=True)
+    a = np.concatenate([[0.0], np.logspace(-300, -1, 200)])
+    for side in (h.lower, h.upper):
+        v = np.asarray(side(a))
+        assert np.all(np.diff(v) <= 0.0)
+    assert float(h.lower(1e-300)) <= 0.9**40 <= float(h.upper(1e-300))
+
+
+def test_coupled_modes_reported_after_the_grid_cap() -> None:
+    # hunt 3, F4: the re-plan after the cap updated the width but not info["coupled"] (it said
+    # [False] while the coupling shift was 0.09)
+    P = [0.66845118, 0.15913085, 0.17241797]
+    Q = [0.47480231, 0.44227568, 0.08292201]
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pld.AccuracyWarning)
+        h = fdp.compose(fdp.from_distributions(P, Q), repeat=2000, numeric=True)
+    assert h.info["shift"] > 0 and h.info["coupled"] == [True]
