@@ -476,7 +476,7 @@ class _StepGrid:
     point and Q-mass above it to the +∞ atom (both raise δ)."""
 
     def __init__(self, curve: TradeOff, h: float) -> None:
-        from .pld import _ctd, _support
+        from .pld import _ctd, _support, log_mgf_bound
 
         lo, hi = _support(curve, _STEP_TAIL)
         k0 = math.floor(lo / h) - 1
@@ -497,8 +497,9 @@ class _StepGrid:
             lx = np.log(self.x)
         # log M(±t) = log Σ x e^{±t ℓ}, rounded up (relative rounding ≤ (size + 2) u per sum)
         pad = math.log1p((self.x.size + 4) * 4.0 * _U)
-        self.lm_up = _logsumexp_rows(lx[None, :] + _T_GRID[:, None] * self.loss[None, :]) + pad
-        self.lm_dn = _logsumexp_rows(lx[None, :] - _T_GRID[:, None] * self.loss[None, :]) + pad
+        # (blocks far below the largest term charged in bulk: still upper bounds)
+        self.lm_up = log_mgf_bound(lx, self.loss, _T_GRID) + pad
+        self.lm_dn = log_mgf_bound(lx, self.loss, -_T_GRID) + pad
         self._spec: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
     def spectrum(self, n_fft: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -528,13 +529,6 @@ class _StepGrid:
                 self._spec.clear()
             self._spec[n_fft] = hit
         return hit
-
-
-def _logsumexp_rows(x: np.ndarray) -> np.ndarray:
-    m = np.max(x, axis=1)
-    m = np.where(np.isfinite(m), m, 0.0)
-    with np.errstate(under="ignore"):
-        return m + np.log(np.sum(np.exp(x - m[:, None]), axis=1))
 
 
 def _fast_power(

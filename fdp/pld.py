@@ -574,35 +574,47 @@ class _Component:
                 out[i : i + step] = np.maximum(out[i : i + step], val)
         return out
 
-    def _log_mgf_pruned(self, t: np.ndarray, loss: np.ndarray, B: int = 256,
-                        cut: float = 60.0) -> np.ndarray:
-        """_log_mgf on long grids: blocks of B points whose every term is below e^{−cut} of a
-        term that exists are not summed but charged B e^{ub} each (ub ≥ every term of the
-        block), so the result is still an upper bound; the other blocks are summed exactly."""
-        G = loss.size
-        nb = -(-G // B)
-        pad = nb * B - G
-        lp = np.concatenate([loss, loss[-1] + (loss[-1] - loss[-2]) * np.arange(1, pad + 1)])
-        lp = lp.reshape(nb, B)
-        edge = lp[:, -1] if t[0] > 0 else lp[:, 0]  # block end where e^{tℓ} is largest
+    def _log_mgf_pruned(self, t: np.ndarray, loss: np.ndarray) -> np.ndarray:
+        """_log_mgf on long grids (:func:`log_mgf_bound` per measure, the largest)."""
         out = np.full(t.size, -np.inf)
         for lw in self._logwb:
-            lwp = np.concatenate([lw, np.full(pad, -np.inf)]).reshape(nb, B)
-            bmax = lwp.max(axis=1)
-            live = np.isfinite(bmax)
-            if not live.any():
-                continue
-            lwp, lpl, bmax, edge_l = lwp[live], lp[live], bmax[live], edge[live]
-            at = lpl[np.arange(bmax.size), lwp.argmax(axis=1)]  # loss of each block's top term
-            for i, tt in enumerate(t):
-                ub = bmax + tt * edge_l
-                keep = ub > float(np.max(bmax + tt * at)) - cut
-                x = lwp[keep] + tt * lpl[keep]
-                m = float(x.max())
-                with np.errstate(under="ignore"):
-                    tot = float(np.exp(x - m).sum()) + B * float(np.exp(ub[~keep] - m).sum())
-                out[i] = max(out[i], m + math.log(tot))
+            out = np.maximum(out, log_mgf_bound(lw, loss, t))
         return out
+
+
+def log_mgf_bound(
+    lw: np.ndarray, loss: np.ndarray, t: np.ndarray, B: int = 256, cut: float = 60.0
+) -> np.ndarray:
+    """An upper bound on log Σ_k e^{lw_k + t ℓ_k} for each t (all of one sign), ``loss``
+    increasing. Blocks of B points whose every term is below e^{−cut} of a term that exists are
+    not summed but charged B e^{ub} each (ub ≥ every term of the block), so the result is still
+    an upper bound; the other blocks are summed exactly."""
+    G = loss.size
+    if G < 2:
+        with np.errstate(divide="ignore"):
+            return np.full(t.size, float(lw[0]) if G else -np.inf) + (t * loss[0] if G else 0.0)
+    nb = -(-G // B)
+    pad = nb * B - G
+    lp = np.concatenate([loss, loss[-1] + (loss[-1] - loss[-2]) * np.arange(1, pad + 1)])
+    lp = lp.reshape(nb, B)
+    edge = lp[:, -1] if t[0] > 0 else lp[:, 0]  # block end where e^{tℓ} is largest
+    out = np.full(t.size, -np.inf)
+    lwp = np.concatenate([lw, np.full(pad, -np.inf)]).reshape(nb, B)
+    bmax = lwp.max(axis=1)
+    live = np.isfinite(bmax)
+    if not live.any():
+        return out
+    lwp, lpl, bmax, edge_l = lwp[live], lp[live], bmax[live], edge[live]
+    at = lpl[np.arange(bmax.size), lwp.argmax(axis=1)]  # loss of each block's top term
+    for i, tt in enumerate(t):
+        ub = bmax + tt * edge_l
+        keep = ub > float(np.max(bmax + tt * at)) - cut
+        x = lwp[keep] + tt * lpl[keep]
+        m = float(x.max())
+        with np.errstate(under="ignore"):
+            tot = float(np.exp(x - m).sum()) + B * float(np.exp(ub[~keep] - m).sum())
+        out[i] = m + math.log(tot)
+    return out
 
 
 def _unbounded(c: TradeOff) -> bool:

@@ -421,3 +421,25 @@ def test_coupled_modes_reported_after_the_grid_cap() -> None:
         warnings.simplefilter("ignore", pld.AccuracyWarning)
         h = fdp.compose(fdp.from_distributions(P, Q), repeat=2000, numeric=True)
     assert h.info["shift"] > 0 and h.info["coupled"] == [True]
+
+
+@given(
+    n=st.integers(2, 3000), scale=st.floats(0.01, 50.0), sign=st.sampled_from([1.0, -1.0]),
+    seed=st.integers(0, 2**31),
+)
+@settings(max_examples=60, deadline=None)
+def test_log_mgf_bound_is_an_upper_bound(n: int, scale: float, sign: float, seed: int) -> None:
+    # the Chernoff bounds' MGFs (window, tails, slack): pruned blocks are charged in bulk, so
+    # the value may exceed log Σ e^{lw + tℓ} but never fall below it
+    rng = np.random.default_rng(seed)
+    loss = np.sort(rng.normal(0.0, scale, n))
+    lw = rng.normal(0.0, 30.0, n)
+    lw[rng.random(n) < 0.1] = -np.inf
+    t = sign * np.geomspace(1e-3, 50.0, 7)
+    got = pld.log_mgf_bound(lw, loss, t, B=16, cut=20.0)
+    with np.errstate(divide="ignore"):
+        x = lw[None, :] + t[:, None] * loss[None, :]
+    m = np.max(x, axis=1)
+    exact = m + np.log(np.sum(np.exp(x - m[:, None]), axis=1))
+    assert np.all(got >= exact - 1e-12 * (1 + np.abs(exact)))
+    assert np.all(got <= exact + math.log(16.0) + 1e-9)  # at most a block's count of terms
