@@ -13,13 +13,15 @@ Each result is also checked against the trade-off axioms, and composed again whe
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import fdp
 
 from ._check import Collect, check_curve
-from ._ref import PL, dist, hull, poisson, power, product, subsample, symmetrize
+from ._ref import PL, M, dist, hull, mp, poisson, power, product, subsample, symmetrize
 from ._strategies import composition, dyadic_pair, sweep
 
 OPS = sweep(8)
@@ -147,3 +149,23 @@ def test_hull_is_symmetric() -> None:
         assert abs(ref.beta(a) - inv.beta(a)) < 1e-40
     h = hull(ref, inv)
     assert len(h.A) == len(ref.A)
+
+
+@pytest.mark.xfail(strict=True, reason="known wrong side (pre-existing, found by the 3x hunt "
+                   "on 2026-11-24): the optimistic inverse of a Poisson add pair of a nested "
+                   "engine base reads the base's smallest loss as −∞")
+def test_known_poisson_add_inverse_of_nested_base_max_loss() -> None:
+    # FDP_REF_SCALE=3 found it in test_poisson_pairs; present at 7bb651e already. The add pair
+    # M = p h + (1 − p) Id of h = (engine product) ** 2 has smallest loss
+    # log(1 − p + p e^{ℓ_min(h)}), so M⁻¹'s largest loss, hence its true ε at any tiny δ, is
+    # −log(0.7 + 0.3 e^{ℓ_min}) with ℓ_min = 8 log(Q1₂/P1₂) + 4 log(Q2₁/P2₁) (mpmath).
+    P1 = np.array([9.632110595703125e-05, 0.999903678894043])
+    Q1 = np.array([0.00030040740966796875, 0.999699592590332])
+    P2 = np.array([1.0, 0.0])
+    Q2 = np.array([0.018375396728515625, 0.9816246032714844])
+    flat = [fdp.from_distributions(P1, Q1)] * 4 + [fdp.from_distributions(P2, Q2)] * 2
+    h = fdp.compose(*flat, numeric=True) ** 2
+    inv = fdp.poisson_subsample(h, 0.3).add.inverse()
+    l_min = 8 * mp.log(M(Q1[1]) / M(P1[1])) + 4 * mp.log(M(Q2[0]) / M(P2[0]))
+    top = -mp.log(M(0.7) + M(0.3) * mp.exp(l_min))
+    assert M(float(inv.upper.epsilon(1e-20))) <= top  # fdp: 0.356674943937, truth 0.356674895157
