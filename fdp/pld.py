@@ -1280,7 +1280,12 @@ def _breakpoints(p: np.ndarray, w: np.ndarray, n: int, q_inf: float, unacc: floa
     np.cumsum(w, out=qc[1:])
     b = np.zeros(n + 1)
     np.cumsum(w[::-1], out=b[-2::-1])  # Q-mass at or below each breakpoint's loss
-    b += unacc + lift
+    # (the upper curve reads β from the bottom; where its measure holds more Q than
+    # 1 − q_inf — rounding of the composed masses — β from the top, b + unacc, would sit
+    # below the truth near α = 1, where β itself is tiny, and end in a P-only segment that a
+    # mixture's inverse reads as the largest loss −log(1 − p). Raising an upper curve keeps it
+    # above the truth.)
+    b += (max(unacc, 0.0) if side == "upper" else unacc) + lift
     # The running sums carry their rounding: the k-th of a recursive sum of nonnegative terms
     # is within (k − 1)u of its value, relatively (Higham 2002, §4.2), and each p_j within 2u.
     # Each breakpoint moves by that bound on the curve's side (the lower curve left and down,
