@@ -221,24 +221,13 @@ class _Recompose:
 
     @classmethod
     def of(cls, builder: Any) -> _Recompose | None:
-        """The recipe behind an engine inverse builder (the engine's closure, or its weak link
-        back to the original result), or None when it is not one of those."""
-        env: dict[str, Any] = {}
-        if all(hasattr(builder, k) for k in ("items", "tol", "grid_step")):  # the weak link
-            env = {k: getattr(builder, k) for k in ("items", "tol", "grid_step")}
-            items = env["items"]  # the original's items: its inverse's inverse
-        else:
-            code, cells = getattr(builder, "__code__", None), getattr(builder, "__closure__", None)
-            if code is None or not cells:
-                return None
-            try:
-                env = dict(zip(code.co_freevars, (c.cell_contents for c in cells), strict=True))
-            except ValueError:  # an empty cell
-                return None
-            if not {"items", "tol", "grid_step"} <= env.keys():
-                return None
-            items = [(c.inverse(), n) for c, n in env["items"]]
-        return cls(list(items), env["tol"], env["grid_step"])
+        """The recipe behind an engine inverse builder (``fdp.pld._EngineInverse``, or its weak
+        link back to the original result, both with ``recipe()``), or None for another one."""
+        recipe = getattr(builder, "recipe", None)
+        if recipe is None:
+            return None
+        items, tol, grid_step = recipe()
+        return cls(list(items), tol, grid_step)
 
     def __call__(self) -> TradeOff:
         from .pld import compose_numeric

@@ -809,18 +809,23 @@ _U = UNIT_ROUNDOFF
 _ETA_FFT = 12.0 * _U
 
 
-def _mgf_grid(comps: list[_Component]) -> tuple[np.ndarray, list[np.ndarray]] | None:
-    """A grid of t > 0 scaled by the composed sd, and each component's log-MGF bound on it
-    (per step); None when the composed loss has no spread."""
+#: (t grid, each component's log-MGF bound per step, the composition's Σ n_c log M_c)
+_MGF = tuple[np.ndarray, list[np.ndarray], np.ndarray]
+
+
+def _mgf_grid(comps: list[_Component]) -> _MGF | None:
+    """A grid of t > 0 scaled by the composed sd, each component's log-MGF bound on it (per
+    step) and the composition's; None when the composed loss has no spread."""
     sd = math.sqrt(sum(c.count * c.var for c in comps))
     if sd <= 0.0:
         return None
     t = np.geomspace(0.05, 200.0, 48) / sd
-    return t, [c.log_mgf(t) for c in comps]
+    per = [c.log_mgf(t) for c in comps]
+    return t, per, np.sum([c.count * x for c, x in zip(comps, per, strict=True)], axis=0)
 
 
 def _slack_steps(
-    comps: list[_Component], mgf: tuple[np.ndarray, list[np.ndarray]] | None, p_inf: float,
+    comps: list[_Component], mgf: _MGF | None, p_inf: float,
     edges: np.ndarray,
 ) -> np.ndarray:
     """A bound on how much the optimistic measures' slack raises the composed δ, at each ε of
@@ -835,8 +840,6 @@ def _slack_steps(
     min_t e^{−ta} Π M(t), with the components' MGF bounds (which bound both measures), plus the
     chance p_inf that some other step has loss +∞."""
     out = np.zeros(edges.size)
-    total = None if mgf is None else np.sum([c.count * lm for c, lm in
-                                              zip(comps, mgf[1], strict=True)], axis=0)
     for k, c in enumerate(comps):
         if c.coupled or c.slack_mass.size == 0:
             continue
@@ -848,7 +851,7 @@ def _slack_steps(
             out += c.count * float(c.slack_mass[fin].sum())
             continue
         t = mgf[0]
-        rest = total - mgf[1][k]
+        rest = mgf[2] - mgf[1][k]
         order = np.argsort(c.slack_loss[fin])
         ll, mm = c.slack_loss[fin][order], c.slack_mass[fin][order]
         for chunk_l, chunk_m in zip(np.array_split(ll, min(32, ll.size)),
@@ -862,7 +865,7 @@ def _slack_steps(
 
 
 def _tilts(
-    comps: list[_Component], top: float, mgf: tuple[np.ndarray, list[np.ndarray]] | None
+    comps: list[_Component], top: float, mgf: _MGF | None
 ) -> list[float]:
     """Exponential tilts θ for the FFT: 0 for the bulk, then the Chernoff-optimal θ at the
     losses a where the Chernoff bound min_t e^{−ta} Π M_i(t)^{n_i} on the composed upper tail
@@ -874,8 +877,7 @@ def _tilts(
     out = [0.0]
     if mgf is None or top <= mean:
         return out
-    t = mgf[0]
-    lm = np.sum([c.count * x for c, x in zip(comps, mgf[1], strict=True)], axis=0)
+    t, lm = mgf[0], mgf[2]
 
     def expo(a: float) -> tuple[float, float]:  # (log Chernoff bound at a, its minimizing t)
         v = lm - t * a
@@ -1019,18 +1021,17 @@ def _fft_compose(comps: list[_Component], h: float) -> dict[str, Any]:
     mgf = _mgf_grid(comps)
     thetas = _tilts(comps, float(loss[-1]), mgf)
     sd = math.sqrt(sum(c.count * c.var for c in comps))
-    # (from 0.01 sd⁻¹: for a heavy per-step tail — sparse subsampling — the wrap-around bound of
-    # a tilted measure is smallest at a t far below the untilted window's, any t > 0 is valid)
     # mass wrapped around from above the window, amplified by the untilting (a Chernoff bound
     # from the components' MGFs, the same for both sides): the upper side must subtract it; the
     # lower side may keep it (it only adds mass), but it counts when choosing the tilt
     alias: dict[float, np.ndarray] = {}
     # (the MGFs at the points s > θ of _mgf_grid, already computed, with t = s − θ, plus a
     # few small t; for t the exact s − θ the lines are those of M(s), and rounding s − θ moves
-    # each by ≤ u t |ℓ + Nh|, inside the 1e-9 guard below)
+    # each by ≤ u t |ℓ + Nh|, inside the 1e-9 guard below). The small t start at 0.01 sd⁻¹: for
+    # a heavy per-step tail (sparse subsampling) the wrap-around bound of a tilted measure is
+    # smallest at a t far below the untilted window's; any t > 0 is valid.
     t_grid = None if mgf is None else mgf[0]
-    lm_grid = None if mgf is None else np.sum(
-        [c.count * x for c, x in zip(comps, mgf[1], strict=True)], axis=0)
+    lm_grid = None if mgf is None else mgf[2]
     t_small = np.geomspace(0.01, 3.0, 8) / max(sd, 1e-12)
 
     def alias_of(theta: float) -> np.ndarray:
@@ -1214,11 +1215,7 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
         steps = (e, v + (res["tau"] + res["eta"]))
 
     def breakpoints() -> PiecewiseLinear:
-        curve = _breakpoints(p, w, n, q_inf, unacc, lift, tot_w, side)
-        return PiecewiseLinear(
-            curve._a, curve._b, alpha_c=curve._ac, beta_c=curve._bc, q_inf=curve.q_inf,
-            q_cum=curve._qc,
-        )
+        return _breakpoints(p, w, n, q_inf, unacc, lift, tot_w, side)
 
     return _LazyCurve(
         breakpoints, masses=masses, side=side, offset=lift if side == "upper" else 0.0,
@@ -1462,22 +1459,39 @@ def compose_numeric(
         "items": [(c, n) for c, n in items],
     }
 
-    own: list[weakref.ref[Bracketed]] = []  # the result, held weakly (no reference cycle)
-
-    def inverse() -> TradeOff:
-        inv = compose_numeric([(c.inverse(), n) for c, n in items], tol=tol, grid_step=grid_step)
-        if isinstance(inv, Bracketed):
-            inv._inverse = _WeakBack(own[0], items, tol, grid_step)  # type: ignore[assignment]
-        return inv
-
+    inverse = _EngineInverse(items, tol, grid_step)
     from .tails import TailBound
 
     result = Bracketed(
         lower, lambda: _curve_from_atoms(res, "upper"), name=f"numeric[{names}]", info=info,
         inverse=inverse, tail=TailBound.of_items(items),
     )
-    own.append(weakref.ref(result))
+    inverse.own = weakref.ref(result)  # the result, held weakly (no reference cycle)
     return result
+
+
+class _EngineInverse:
+    """Builds an engine result's inverse: the composition of the inverted items,
+    (⊗ f_i)⁻¹ = ⊗ f_i⁻¹ (DRS Prop 3.2), whose own inverse links back to the result weakly.
+    ``recipe()`` (inverted items, tol, grid step) lets a pickled result rebuild it."""
+
+    weak = False
+
+    def __init__(self, items: list[tuple[TradeOff, int]], tol: float,
+                 grid_step: float | None) -> None:
+        self.items, self.tol, self.grid_step = items, tol, grid_step
+        self.own: weakref.ref[Bracketed] | None = None
+
+    def recipe(self) -> tuple[list[tuple[TradeOff, int]], float, float | None]:
+        return [(c.inverse(), n) for c, n in self.items], self.tol, self.grid_step
+
+    def __call__(self) -> TradeOff:
+        items, tol, grid_step = self.recipe()
+        inv = compose_numeric(items, tol=tol, grid_step=grid_step)
+        if isinstance(inv, Bracketed) and self.own is not None:
+            back = _WeakBack(self.own, self.items, self.tol, self.grid_step)
+            inv._inverse = back  # type: ignore[assignment]
+        return inv
 
 
 class _WeakBack:
@@ -1488,6 +1502,10 @@ class _WeakBack:
 
     def __init__(self, ref: weakref.ref[Bracketed], items: Any, tol: Any, grid_step: Any) -> None:
         self.ref, self.items, self.tol, self.grid_step = ref, items, tol, grid_step
+
+    def recipe(self) -> tuple[Any, Any, Any]:
+        """(items, tol, grid step) of the result this links back to."""
+        return self.items, self.tol, self.grid_step
 
     def __call__(self) -> TradeOff:
         out = self.ref()
