@@ -115,15 +115,63 @@ def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     a, b = f.breakpoints
     bp = p * b + (1.0 - p) * f._ac  # 1 − α from its complement (precise near α = 1)
     bcp = p * f._bc + (1.0 - p) * a
-    return PiecewiseLinear(
-        a,
-        bp,
-        alpha_c=f._ac,
-        beta_c=bcp,
-        q_inf=p * f.q_inf,
-        q_cum=p * f._qc + (1.0 - p) * a,
-        kind=f.kind,
+    if not (f._bound or f._side == "upper"):
+        return PiecewiseLinear(
+            a, bp, alpha_c=f._ac, beta_c=bcp, q_inf=p * f.q_inf,
+            q_cum=p * f._qc + (1.0 - p) * a, kind=f.kind,
+        )
+    # A certified side stays one (the result keeps it, so that its evaluation, δ, ε and
+    # inverse round on it). Read plainly, an upper curve's mixture charged its losses' rounding
+    # upward, and its inverse's δ near the largest loss came out 1e-9 relative above the truth;
+    # and β ≈ 1 − p differenced into masses merged segments whose Q-mass is below its ulps (a
+    # chord above a lower curve). So:
+    # - breakpoints pointwise: two products and a sum, at most 3 ulps, rounded outward;
+    # - masses from the base's segments (differenced in the base's own coordinates, precise),
+    #   mapped outcome by outcome: P' = P, Q' = (1 − p) P + p Q, ℓ' = log(1 − p + p e^ℓ);
+    # - the inverse swaps both, from the base's segments with their losses' rounding charged
+    #   the other way (negated, it lands on this side).
+    r = (4.0 if f._side == "upper" else -4.0) * UNIT_ROUNDOFF
+    bp = np.minimum(bp * (1.0 + r), 1.0)
+    bcp = np.maximum(bcp * (1.0 - r), 0.0)
+    q_inf = float(bcp[0])
+    mass_q_inf = p * f._mass_qinf
+    rtol = f._mass_rtol + 8.0 * UNIT_ROUNDOFF
+    other = "lower" if f._side == "upper" else "upper"
+
+    def masses(side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        pm, qm, loss = f._segments_on(side)
+        keep = (pm > 0) | (qm > 0)
+        pm, qm, loss = pm[keep], qm[keep], loss[keep]
+        lp1 = math.log1p(-p) if p < 1.0 else -np.inf
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lt = math.log(p) + loss
+            new_loss = np.logaddexp(lp1, lt)
+            # logaddexp's rounding, a few ulps of its inputs, charged on ``side``
+            err = 4.0 * UNIT_ROUNDOFF * (np.abs(new_loss) + (abs(lp1) if p < 1.0 else 0.0))
+            err = np.where(np.isfinite(new_loss), err, 0.0)
+        new_loss = new_loss + (err if side == "lower" else -err)
+        out = (pm, (1.0 - p) * pm + p * qm, new_loss)
+        for arr in out:
+            arr.setflags(write=False)
+        return out
+
+    mix = PiecewiseLinear(
+        a, bp, alpha_c=f._ac, beta_c=bcp, q_inf=q_inf, kind=f.kind, side=f._side, bound=True,
+        masses=masses(f._side), mass_q_inf=mass_q_inf, mass_rtol=rtol,
     )
+    pm, qm, loss = masses(other)
+    neg = np.isneginf(loss)  # P-only outcomes become the +∞ atom of T(Q, P)
+    ll = np.append(-loss[~neg][::-1], -np.inf)
+    inv_masses = (np.append(qm[~neg][::-1], mass_q_inf), np.append(pm[~neg][::-1], 0.0), ll)
+    for arr in inv_masses:
+        arr.setflags(write=False)
+    ia, iac, ib, ibc = mix._swapped()
+    inv = PiecewiseLinear(
+        ia, ib, alpha_c=iac, beta_c=ibc, q_inf=float(ibc[0]), kind=f.kind, side=f._side,
+        bound=True, masses=inv_masses, mass_q_inf=float(pm[neg].sum()), mass_rtol=rtol,
+    )
+    mix._inverse_of, inv._inverse_of = inv, mix
+    return mix
 
 
 def _profile_lower(f: TradeOff, n: int = 4001) -> PiecewiseLinear:

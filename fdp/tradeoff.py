@@ -712,6 +712,11 @@ class PiecewiseLinear(TradeOff):
                 pp, qq, q_inf=float(p[neg].sum()), loss=ll, kind=self.kind,
                 mass_rtol=self._mass_rtol,
             )
+        a, ac, b, bc = self._swapped()
+        return PiecewiseLinear(a, b, alpha_c=ac, beta_c=bc, kind=self.kind)
+
+    def _swapped(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The inverse's breakpoints (α, 1 − α, β, 1 − β): these swapped, pointwise exact."""
         a = self._b[::-1]
         ac = self._bc[::-1]
         b = self._a[::-1]
@@ -724,7 +729,7 @@ class PiecewiseLinear(TradeOff):
         if a[-1] < 1.0:  # f(0) < 1: the inverse is 0 on [f(0), 1]
             a, ac = np.append(a, 1.0), np.append(ac, 0.0)
             b, bc = np.append(b, 0.0), np.append(bc, 1.0)
-        return PiecewiseLinear(a, b, alpha_c=ac, beta_c=bc, kind=self.kind)
+        return a, ac, b, bc
 
     @cached_property
     def is_symmetric(self) -> bool:  # type: ignore[override]
