@@ -132,3 +132,17 @@ def test_rr_engine_tail() -> None:
     ref = DiscreteRef(power(rr_dist(0.05), 400))
     # between the atoms (multiples of 0.1), where δ is 4.6e-10, 1.0e-21, 1.6e-34
     _check(h, ref, [6.25, 9.55, 12.05], "rr(0.05)^400 on the engine")
+
+
+def test_sparse_dpsgd_tail_width() -> None:
+    # The accuracy half only (the side is checked on the references above): with p = 0.003 the
+    # composed loss's tail is heavy and the steep tilts' composition lies far beyond the FFT
+    # window, so their wrap-around bound swamped the far tail: ε(1e-20) was [4.1955, 4.2357],
+    # 1 % wide (≈ 10 % in δ). The engine now pads the FFT where wrap-around dominates.
+    f = fdp.dpsgd(1.0, 0.003, 3000)
+    for d in (1e-20, 1e-30):
+        lo, hi = f.epsilon_bracket(d)
+        assert hi - lo <= 1e-3 * hi, (d, lo, hi)
+        # 1 % in δ: at either end's ε the other curve's δ is within 1 % of d
+        assert float(f.delta(lo)) <= 1.01 * d, (d, lo, hi)
+        assert float(f.upper.delta(hi)) >= 0.99 * d, (d, lo, hi)
