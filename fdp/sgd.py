@@ -298,7 +298,9 @@ def dpsgd(
         if not isinstance(h, Bracketed):  # pragma: no cover - the engine always brackets
             raise TypeError("expected a bracketed composition")
         info = {**h.info, **_info(s, p, t, conv)}
-        return Bracketed(h.lower, lambda: h.upper, name=name, info=info)
+        # (with the composition's closed-form tail bound: without it the conservative ε was ∞
+        # below δ ≈ 1e-37, where the grid's truncated mass sits at +∞)
+        return Bracketed(h.lower, lambda: h.upper, name=name, info=info, tail=h._tail)
     f = compose(Mixture(Gaussian(mu), p), repeat=t, numeric=True, tol=tol)
     if not isinstance(f, Bracketed):  # pragma: no cover - the engine always brackets
         raise TypeError("expected a bracketed composition")

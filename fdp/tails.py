@@ -20,8 +20,11 @@ Kᵢ(θ) = log E_B[e^{θL}] (upper bounds) are known for:
 - p G_μ + (1 − p) Id (Poisson-subsampled Gaussian, add pair): for integer λ = θ + 1 the
   binomial sum Σ_k C(λ,k)(1−p)^{λ−k} p^k e^{k(k−1)μ²/2} (Mironov, Talwar & Zhang 2019; exact);
 - its inverse (remove pair): log(1 − p + p e^{θ(θ+1)μ²/2}), since x ↦ x^{−θ} is convex and
-  1 − p + p e^Y is a convex combination of 1 and e^Y (an upper bound);
-- C_p(G_μ) ≥ G_μ (DRS Thm 4.2), so G_μ's moments bound its δ (composition is monotone);
+  1 − p + p e^Y is a convex combination of 1 and e^Y, or the second-order bound of
+  :func:`_remove_taylor`, whichever is smaller (both upper bounds);
+- C_p(G_μ) = min{f_p, f_p⁻¹}** (uniform subsampling): log(e^{K_add} + e^{K_rem} − 1) from the two
+  pairs above (an f-divergence of a hull of a minimum, :func:`_hull_moment`), or G_μ's moments
+  (C_p(G_μ) ≥ G_μ, DRS Thm 4.2), whichever is smaller;
 - discrete curves: log Σ_j q_j e^{θℓ_j} (exact; +∞ with a +∞ atom);
 - engine results: the sum over their components.
 """
@@ -56,7 +59,14 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
     if isinstance(curve, Laplace):
         return t * rdp.laplace(curve.mu, t + 1.0)
     if isinstance(curve, Subsampled) and isinstance(curve.base, Gaussian):
-        return t * rdp.gaussian(curve.base.mu, t + 1.0)
+        # C_p(G_μ) ≥ G_μ, and C_p(f) = min{f_p, f_p⁻¹}** with K ≤ log(e^{K_add} + e^{K_rem} − 1)
+        # (see _hull_moment): the smaller of the two
+        mix = Mixture(curve.base, curve.p)
+        k_g = t * rdp.gaussian(curve.base.mu, t + 1.0)
+        k_add, k_rem = log_mgf(mix, t), log_mgf(Inverse(mix), t)
+        if k_add is None or k_rem is None:  # pragma: no cover - both are known in closed form
+            return k_g
+        return np.minimum(k_g, _hull_moment(k_add, k_rem))
     if isinstance(curve, Mixture) and isinstance(curve.base, Gaussian):
         p, mu = curve.p, curve.base.mu
         if p == 0.0 or mu == 0.0:
@@ -70,10 +80,13 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
         and isinstance(curve.base.base, Gaussian)
     ):
         p, mu = curve.base.p, curve.base.base.mu
+        if p == 0.0:
+            return np.zeros_like(t)
         g = t * (t + 1.0) * mu**2 / 2.0
-        return np.logaddexp(math.log1p(-p) if p < 1 else -np.inf, math.log(p) + g) if p > 0 else (
-            np.zeros_like(t)
-        )
+        convex = np.logaddexp(math.log1p(-p) if p < 1 else -np.inf, math.log(p) + g)
+        if p >= 1.0:
+            return convex
+        return np.minimum(convex, _remove_taylor(p, mu, t))
     if isinstance(curve, PiecewiseLinear) and curve.kind == "exact":
         if curve._mass_qinf > 0:
             return None
@@ -97,6 +110,42 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
             tot = tot + n * k
         return tot
     return None
+
+
+def _remove_taylor(p: float, mu: float, t: np.ndarray) -> np.ndarray:
+    """K(θ) of the remove pair (p G_μ + (1 − p) Id)⁻¹ = T((1 − p)Q + pP, Q), to second order.
+
+    E_B[e^{θL}] = E_Q[g(R)] with R = dP/dQ and g(r) = (1 − p + p r)^{−θ}. Taylor at r = 1 with
+    the Lagrange remainder: g(1) = 1, g'(1) = −θp, E_Q[R − 1] = 0, and g''(r) =
+    θ(θ + 1) p² (1 − p + p r)^{−θ−2} is largest at r = 0; E_Q[(R − 1)²] = χ²(P‖Q) = e^{μ²} − 1
+    for P = N(0, 1), Q = N(μ, 1). So K(θ) ≤ log(1 + θ(θ + 1)/2 · p² (1 − p)^{−θ−2} (e^{μ²} − 1)),
+    O(p²) like the add pair's (the convexity bound log(1 − p + p e^{θ(θ+1)μ²/2}) is O(p)).
+    Rounded up."""
+    with np.errstate(over="ignore"):
+        lx = (np.log(t * (t + 1.0) / 2.0) + 2.0 * math.log(p) - (t + 2.0) * math.log1p(-p)
+              + (mu**2 + math.log(-math.expm1(-mu**2)) if mu > 0 else -np.inf))
+        out = np.logaddexp(0.0, lx)
+    return out * (1.0 + 1e-12) + 1e-300
+
+
+def _hull_moment(k_f: np.ndarray, k_g: np.ndarray) -> np.ndarray:
+    """An upper bound on K(θ) of min{f, g}** from K_f(θ) and K_g(θ): log(e^{K_f} + e^{K_g} − 1).
+
+    E_B[e^{θL}] = E_A[φ(dB/dA)] with φ(x) = x^{θ+1} is an f-divergence, and for convex φ
+    (Liese & Vajda 2006, Thm 11; DRS 2022, App. B) φ(x) = φ(1) + φ'(1)(x − 1) +
+    ∫_0^∞ φ''(γ) [(x − γ)₊ − (1 − γ)₊] dγ + (the γ < 1 part written with (γ − x)₊), so that
+    D_φ = φ(1) + ∫ φ''(γ) [δ(log γ) − (1 − γ)₊] dγ, where δ(ε) = E_A[(dB/dA − e^ε)₊] is the
+    privacy profile extended to ε < 0 (δ ≥ (1 − e^ε)₊ always). The profile of min{f, g}** is
+    max(δ_f, δ_g) at every ε (convex conjugates, theory §3/§6), and for a, b ≥ c:
+    max(a, b) − c ≤ (a − c) + (b − c); with φ'' ≥ 0 this gives
+    D_φ(min{f, g}**) − 1 ≤ (D_φ(f) − 1) + (D_φ(g) − 1)."""
+    hi = np.maximum(k_f, k_g)
+    lo = np.minimum(k_f, k_g)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # log(e^hi + e^lo − 1) = hi + log1p(e^{lo−hi} − e^{−hi}), rounded up
+        out = hi + np.log1p(np.exp(lo - hi) - np.exp(-hi))
+    out = np.where(np.isfinite(hi), out, hi)
+    return out * (1.0 + 1e-12) + 1e-300
 
 
 def _log_c(t: np.ndarray) -> np.ndarray:
