@@ -7,6 +7,7 @@ label (:func:`fdp.plot.label`).
 
 from __future__ import annotations
 
+import math
 from typing import Any, TypeVar
 
 import numpy as np
@@ -95,6 +96,9 @@ def from_eps_delta(eps: Any, delta: Any) -> PiecewiseLinear:
             f"eps and delta must be 1-D arrays of the same length, got shapes {e.shape} and "
             f"{d.shape}"
         )
+    if float(e.max()) > 700.0:
+        # e^{ε} overflows: the envelope from the lines' (log-slope, δ) form, with exact losses
+        return _envelope_masses(e, d)
     with np.errstate(over="ignore"):
         big = np.exp(np.minimum(e, 700.0))
     small = np.exp(-e)
@@ -124,6 +128,70 @@ def from_eps_delta(eps: Any, delta: Any) -> PiecewiseLinear:
         ac, bc = np.insert(ac, -1, dmin), np.insert(bc, -1, 1.0)
     name = f"implied by {_plural(e.size, '(ε, δ) pair')}"
     return PiecewiseLinear(x, y, alpha_c=ac, beta_c=bc, q_inf=dmin, name=name)
+
+
+def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
+    """from_eps_delta for any ε (e^ε may overflow), as the pair of masses with exact losses.
+
+    A line β = (1 − δ) − sα (slope −s) is the point (s, δ) of the plane of (slope, δ): the
+    profile's lines 1 − δ_i − e^{ε_i}α and e^{−ε_i}(1 − δ_i − α) are (e^{ε_i}, δ_i) and
+    (e^{−ε_i}, 1 − e^{−ε_i}(1 − δ_i)), and β = 0 is (0, 1). The upper envelope of lines is the
+    lower convex hull of the points (convex conjugacy): vertex k (slope s_k, by increasing s)
+    is active on α ∈ [α_k, α_{k−1}] with α_k = (δ_k − δ_{k+1})/(s_{k+1} − s_k). The segment's
+    P-mass is α_{k−1} − α_k, its Q-mass s_k times that, and its loss log s_k: exact, and every
+    quantity is computed from ratios e^{λ_j − λ_k} ≤ 1 of slopes (λ = log s), never from e^{ε}.
+    Beyond the point of smallest δ (the steepest line used) the curve drops to f(0) = 1 − min δ:
+    the +∞ atom min δ_i.
+    """
+    lam = np.concatenate([e, -e, [-np.inf]])  # log-slopes
+    with np.errstate(under="ignore"):
+        dv = np.concatenate([d, -np.expm1(-e) + np.exp(-e) * d, [1.0]])
+    order = np.lexsort((dv, lam))  # by slope, then δ
+    lam, dv = lam[order], dv[order]
+    first = np.append(True, lam[1:] != lam[:-1])  # equal slopes: the smallest δ
+    lam, dv = lam[first], dv[first]
+    # past the smallest δ the hull is flat (those lines are never active)
+    stop = int(np.argmin(dv))  # (the first, i.e. the shallowest, of the ties)
+    lam, dv = lam[: stop + 1], dv[: stop + 1]
+
+    def below(o: int, a: int, b: int) -> bool:
+        """Point a on or above the chord o → b (o < a < b by slope): drop it. Scaled by s_b:
+        (δ_a − δ_o)(1 − r_ob) ≥ (δ_b − δ_o)(r_ab − r_ob), r_xy = s_x/s_y ≤ 1."""
+        with np.errstate(under="ignore"):
+            r_ob = math.exp(lam[o] - lam[b]) if np.isfinite(lam[o]) else 0.0
+            r_ab = math.exp(lam[a] - lam[b])
+        return (dv[a] - dv[o]) * (1.0 - r_ob) >= (dv[b] - dv[o]) * (r_ab - r_ob)
+
+    hull: list[int] = []
+    for i in range(lam.size):
+        while len(hull) >= 2 and below(hull[-2], hull[-1], i):
+            hull.pop()
+        hull.append(i)
+    lam, dv = lam[hull], dv[hull]
+    m = lam.size
+    # s_k α_k and s_{k+1} α_k at each breakpoint k (between vertices k and k + 1), as
+    # (δ_k − δ_{k+1}) / (e^{λ_{k+1} − λ_k} − 1) and (δ_k − δ_{k+1}) / (1 − e^{λ_k − λ_{k+1}})
+    dd = dv[:-1] - dv[1:]
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        gap = lam[1:] - lam[:-1]
+        sa_left = dd / np.expm1(gap)  # s_k α_k (0 where s_k = 0)
+        sa_right = dd / -np.expm1(-gap)  # s_{k+1} α_k
+        alpha = np.where(np.isfinite(lam[1:]), dd * np.exp(-lam[1:]) / -np.expm1(-gap), 0.0)
+    sa_left = np.where(np.isfinite(lam[:-1]), sa_left, 0.0)
+    # vertex k spans [α_k, α_{k−1}] (α_{−1} = 1 for the zero line, α_{m−1} = 0 at the top)
+    a_hi = np.concatenate([[1.0], alpha])  # α_{k−1}
+    a_lo = np.concatenate([alpha, [0.0]])  # α_k
+    pm = np.maximum(a_hi - a_lo, 0.0)
+    q_hi = np.concatenate([[0.0], sa_right])  # s_k α_{k−1}
+    q_lo = np.concatenate([sa_left, [0.0]])  # s_k α_k
+    qm = np.maximum(q_hi - q_lo, 0.0)
+    qm[0] = 0.0  # the zero line (slope 0): P-mass only
+    q_inf = float(dv[-1])
+    keep = (pm > 0) | (qm > 0)
+    name = f"implied by {_plural(e.size, '(ε, δ) pair')}"
+    return PiecewiseLinear.from_masses(
+        pm[keep], qm[keep], q_inf=q_inf, loss=lam[keep], name=name, mass_rtol=16 * 2.0**-53 * m,
+    )
 
 
 def from_points(alpha: Any, beta: Any, *, exact: bool = False) -> PiecewiseLinear:

@@ -143,3 +143,41 @@ def test_large_eps() -> None:
                 epss=[0.0, 1.0, e / 2, e - 1, e - 1e-9, e, e + 1, math.inf],
                 deltas=[0.5, 1e-3, 1e-100, 1e-300, 0.0])
     col.done()
+
+
+def _profile_ref(eps: list[float], delta: list[float], e: object) -> object:
+    """δ(e) of f = max(0, max_i (1 − δ_i − e^{ε_i} α), max_i e^{−ε_i}(1 − δ_i − α)) in mpmath:
+    sup_α (1 − e^e α − f(α)) over α ∈ {0, 1} and every pairwise intersection of the lines."""
+    lines = [(1 - M(d), -mp.exp(M(x))) for x, d in zip(eps, delta, strict=True)]
+    lines += [(mp.exp(-M(x)) * (1 - M(d)), -mp.exp(-M(x))) for x, d in zip(eps, delta, strict=True)]
+    lines.append((ZERO, ZERO))
+
+    def f(a):  # noqa: ANN001, ANN202
+        return max(c + s * a for c, s in lines)
+
+    cand = [ZERO, ONE]
+    for i, (c1, s1) in enumerate(lines):
+        for c2, s2 in lines[i + 1:]:
+            if s1 != s2:
+                a = (c2 - c1) / (s1 - s2)
+                if 0 < a < 1:
+                    cand.append(a)
+    return max(1 - mp.exp(M(e)) * a - f(a) for a in cand)
+
+
+@sweep(12)
+@given(st.lists(st.tuples(st.floats(0.0, 6000.0), st.sampled_from([0.0, 1e-300, 1e-12, 1e-6, 0.1])),
+                min_size=1, max_size=4))
+def test_from_eps_delta_any_eps(pairs) -> None:  # noqa: ANN001
+    """from_eps_delta with ε up to 6000: e^{ε_i} capped at e^700 made the top line shallower, a
+    curve above the truth: from_eps_delta(800, 1e-6).epsilon(1e-5) read 699.99999 for a true
+    799.99999 and δ(799) read 1e-6 for a true 0.632. Reference: the lines' envelope in mpmath."""
+    eps = [x for x, _ in pairs]
+    delta = [d for _, d in pairs]
+    f = fdp.from_eps_delta(eps, delta)
+    with mp.workdps(60):
+        for x in sorted({0.0, 0.5, *eps, *[max(v - 1.0, 0.0) for v in eps]}):
+            want = _profile_ref(eps, delta, x)
+            got = M(float(f.delta(x)))
+            assert got >= want * (1 - M(1e-13)) - M(1e-300), (x, got, want)
+            assert got <= want + M(1e-12) * (1 + want), (x, got, want)
