@@ -206,14 +206,27 @@ def _optimistic(
     """
     h = float(edges[1] - edges[0])
     p, q = lb.p.copy(), lb.q.copy()
-    # points 0..K kept: losses above MAX_OPT_LOSS are dropped (lowers δ: optimistic)
+    # points 0..K get the interpolant; Q-mass above MAX_OPT_LOSS (where P-masses underflow)
+    # goes to its bin's left end, below
     k_top = int(np.searchsorted(edges, MAX_OPT_LOSS, side="right")) - 1
-    if k_top < 1:
-        return np.zeros(edges.size), float(lb.q_inf), np.zeros(0), np.zeros(0)
+    if k_top < 1:  # all above MAX_OPT_LOSS: each bin's Q-mass at its left end (see below)
+        out = np.zeros(edges.size)
+        out[: lb.q.size] = lb.q
+        out[-1] += float(lb.q_above)
+        return out, float(lb.q_inf), np.zeros(0), np.zeros(0)
     nb = k_top  # bins 0..K−1
     p[nb:] = 0.0
     q[nb:] = 0.0
     w_in = _split(p, q, edges)[: k_top + 1]
+    # The Q-mass above x_K (bins K.., and above the grid) joins the interpolated measure as a
+    # lump at x_K (a point on the grid: exact in the interpolant, and it gives the bins below
+    # their room); it is moved up to its bins' left ends at the end. Moving Q-mass down lowers
+    # (1 − e^{ε−ℓ})₊ at every ε, so the lumped measure's δ is below the true δ; the interpolant
+    # is below the lumped δ, and moving the lump back up to points still at or below the true
+    # losses keeps the sum below the true δ (δ is linear in the measure).
+    hi_q = lb.q[nb:]
+    lump = float(hi_q.sum()) + float(lb.q_above)
+    w_in[k_top] += lump
     # per sub-bin charges A_s = p_s(ȳ_s − x_j) = q_s(1 − e^{−u}), B_s = q_s(e^{h−u} − 1)
     pss, qss = ps[:nb], qs[:nb]
     u_s = _bin_offsets(pss, qss, edges[:nb, None], h)
@@ -236,6 +249,8 @@ def _optimistic(
         # (the two halves only: the slivers hold point masses on grid points, which the nearer
         # end charges nothing; charged to the far end an atom just above x_j would cost q·h)
         left_end[first : last + 1, 1:3] = False
+    if lump > 0.0:  # the last bin wholly to its left end: at x_K the lump has no room (δ is
+        left_end[nb - 1, :] = True  # flat beyond it), a right-end charge would hold at every ε
     lo_c = np.where(left_end, a_s, 0.0).sum(axis=1)
     hi_c = np.where(left_end, 0.0, b_s).sum(axis=1)
     # room_k = δ(x_k) − q_inf = (1 − e^{−h}) Σ_{m>k} S_m, S_m = Σ_{j≥m} w_j e^{−h(j−m)}
@@ -271,6 +286,7 @@ def _optimistic(
     q_inf = float(lb.q_inf) - float(c[-1])
     if (w < 0).any():
         w, q_inf = _convexify(w, q_inf, w_in, c, edges[: k_top + 1], room, float(lb.q_inf))
+    w[k_top] -= lump  # (the lump goes back up, below)
     neg = np.flatnonzero(w < 0)
     if neg.size:  # rounding-level negatives: raising a mass at ℓ by m raises δ by ≤ m 1[ε < ℓ]
         at_loss.append(edges[neg])
@@ -285,6 +301,12 @@ def _optimistic(
     q_inf = min(q_inf, float(lb.q_inf))
     out = np.zeros(edges.size)
     out[: k_top + 1] = w
+    # the lump at its bins' left ends (dropping that mass, as before, left huge-loss steps with
+    # an empty optimistic measure: σ = 1e-3 DP-SGD had an optimistic ε of 0)
+    if hi_q.size and hi_q.any():
+        out[nb : nb + hi_q.size] += hi_q
+    if lb.q_above > 0:
+        out[-1] += float(lb.q_above)
     return out, q_inf, np.concatenate(at_loss), np.concatenate(at_mass)
 
 
@@ -520,10 +542,10 @@ class _Component:
         # of the two measures, split into the part over the support (``drift``) and the part
         # below it (``drift_tail`` = e^{ℓ_0} × the P-mass difference), which reaches large ε of
         # the composition only through the upper tail of the other steps' sum.
-        fin = edges <= MAX_OPT_LOSS
-        dw = (self.w - self.wo)[fin]
-        total = float((dw * edges[fin]).sum()) + float(self.w[~fin].sum()) * MAX_OPT_LOSS
-        self.drift_tail = max(-float((dw * np.exp(edges[0] - edges[fin])).sum()), 0.0)
+        dw = self.w - self.wo
+        total = float((dw * edges).sum())
+        with np.errstate(under="ignore"):
+            self.drift_tail = max(-float((dw * np.exp(edges[0] - edges)).sum()), 0.0)
         self.drift = total - self.drift_tail
         # Chernoff bounds use, per t, the largest of the MGFs of w, wc and wo, which bounds the
         # MGF of whichever measure a side uses (and the product of these maxima bounds every
@@ -986,7 +1008,10 @@ def _tilted_power(
         spec *= _cpow(z, c.count)
     # log of the bounds B_c = A_c^{n_c} (1 + ρ_c) on both the exact and the computed powers
     with np.errstate(divide="ignore"):
-        logs = [n * np.log(a) + np.log1p(n * (eps / a + 6.0 * _U)) for n, eps, a in parts]
+        # (a component without finite mass — all of it at +∞ — has a = 0: its bound is 0)
+        logs = [n * np.log(a) + np.log1p(n * (np.divide(eps, a, out=np.zeros_like(a),
+                                                        where=a > 0) + 6.0 * _U))
+                for n, eps, a in parts]
     total = np.sum(logs, axis=0)
     e = np.zeros(half)
     with np.errstate(under="ignore", over="ignore", divide="ignore", invalid="ignore"):
@@ -1067,7 +1092,11 @@ def _fft_compose(comps: list[_Component], h: float, pad: int = 1) -> dict[str, A
             tot = np.expm1(np.minimum(rel_u, 700.0)) + rel * (1.0 + rel_u)
             e_m = err * u_fac * (1.0 + tot) + np.abs(vals) * tot
         e_m += alias[theta]
-        e_m[lu >= 700.0] = np.inf
+        # where the untilting factor's exponent is uncertain by more than 1 (a tilt of 1e84 on
+        # a measure of sd 1e-83: lu is a difference of numbers near 1e87), the factor is unknown
+        # and so is the value: no bound (before, an underflowed factor times a capped
+        # e^{700} read as an error bound of 0 on a value of 0, where the mass was 1)
+        e_m[(lu >= 700.0) | (rel_u > 1.0)] = np.inf
         return vals, e_m
 
     def run(side: str, ths: list[float], best: np.ndarray, best_err: np.ndarray,
@@ -1435,6 +1464,8 @@ def compose_numeric(
     """
     approx = any(c.kind == "approximation" for c, _ in items)
     lower_items = [(c if c.kind == "approximation" else c.lower, n) for c, n in items]
+    if not approx and any(_vanishes(c) for c, _ in lower_items):
+        return _revealing(items)
     upper_items = [(c if c.kind == "approximation" else c.upper, n) for c, n in items]
     comps, h, plan = _plan(lower_items, upper_items, tol, grid_step)
     while True:  # the composed window must fit MAX_GRID points: otherwise coarsen the step
@@ -1488,6 +1519,28 @@ def compose_numeric(
     )
     inverse.own = weakref.ref(result)  # the result, held weakly (no reference cycle)
     return result
+
+
+def _vanishes(c: TradeOff) -> bool:
+    """f(0) = 0: f ≡ 0 (non-increasing, ≥ 0), all Q-mass at loss +∞ (perfectly revealing)."""
+    return float(np.asarray(c(np.zeros(1)), dtype=float).ravel()[0]) <= 0.0
+
+
+def _revealing(items: list[tuple[TradeOff, int]]) -> TradeOff:
+    """The composition when a component's lower curve is ≡ 0: composing with a perfectly
+    revealing pair (P ⊥ Q) reveals (P ⊗ P' ⊥ Q ⊗ Q'), so the lower curve is ≡ 0; the upper is ≡ 0
+    too when some upper curve is, and otherwise the identity (above every curve). (The grid
+    has nothing to hold there: its FFT bounds read 0/0, and the lower curve's δ was NaN, read
+    as ε = 0.)"""
+    from .numeric import Bracketed
+
+    zero = PiecewiseLinear(np.array([0.0, 1.0]), np.array([0.0, 0.0]), q_inf=1.0)
+    exact = any(_vanishes(c.upper if c.kind != "exact" else c) for c, _ in items)
+    upper = zero if exact else PiecewiseLinear(np.array([0.0, 1.0]), np.array([1.0, 0.0]))
+    names = " ⊗ ".join(f"{c!r}" + (f"^{n}" if n > 1 else "") for c, n in items)
+    info = {"symmetric": False, "revealing": True, "items": [(c, n) for c, n in items]}
+    return Bracketed(zero, upper._as_upper() if not exact else zero,
+                     name=f"numeric[{names}]", info=info)
 
 
 class _EngineInverse:

@@ -124,3 +124,21 @@ def test_subsampled_gaussian_engine_composition_side(mu, p, n) -> None:  # noqa:
             col.msgs.append(f"C_{p}(G_{mu})^{n}: upper.delta({e}) = {hi_d} > δ of G_(μ√n) "
                             f"{mp.nstr(big.delta(e), 17)}")
     col.done()
+
+
+def test_huge_losses_optimistic_side() -> None:
+    """Steps whose losses exceed 700: the optimistic measure dropped every Q-mass above that
+    loss, so compose(G(50), repeat=2, numeric=True) had a trivial optimistic end and
+    dpsgd(1e-3, 0.01, 100) an optimistic ε(1e-5) of 0 (conservative 3.5e6). That mass now sits
+    at its bin's left end. Reference: G(50√2) in mpmath (DRS Cor 3.3)."""
+    for mu in (40.0, 50.0, 100.0):
+        h = fdp.compose(fdp.Gaussian(mu), repeat=2, numeric=True)
+        ref = GaussRef(mu * math.sqrt(2.0))
+        for d in (1e-5, 1e-30):
+            lo, hi = h.epsilon_bracket(d)
+            want = ref.epsilon(d)
+            assert lo <= want <= hi, (mu, d, lo, want, hi)
+            assert hi - lo <= 1e-3 * hi, (mu, d, lo, hi)
+    f = fdp.dpsgd(1e-3, 0.01, 100)
+    lo, hi = f.epsilon_bracket(1e-5)
+    assert 0.99 * hi <= lo <= hi

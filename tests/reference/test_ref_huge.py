@@ -1,0 +1,69 @@
+"""Huge privacy losses (ε ≳ 700, where e^{−ε} underflows in float64) and perfectly revealing
+components, against closed forms in mpmath: randomized response composed k times has
+δ(ε') = Σ_j C(k, j) s^{k−j} r^j (1 − e^{ε' − (k − 2j)ε})₊, s = 1/(1 + e^{−ε}), r = 1 − s."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import fdp
+
+from ._ref import M, mp
+
+
+def _rr_power_delta(eps: float, k: int, e: object) -> object:
+    E = M(eps)
+    s = 1 / (1 + mp.exp(-E))
+    r = mp.exp(-E) / (1 + mp.exp(-E))
+    return mp.fsum(mp.binomial(k, j) * s ** (k - j) * r**j * max(0, 1 - mp.exp(M(e) - (k - 2 * j) * E))
+                   for j in range(k + 1))
+
+
+def _rr_power_epsilon(eps: float, k: int, d: float) -> object:
+    # above (k − 2)ε only the top outcome is left: δ = s^k (1 − e^{ε' − kε})
+    E = M(eps)
+    s = 1 / (1 + mp.exp(-E))
+    return k * E + mp.log(1 - M(d) / s**k)
+
+
+@pytest.mark.parametrize(("eps", "k"), [(350.0, 3), (800.0, 1), (800.0, 3), (5000.0, 2)])
+def test_randomized_response_huge_eps(eps: float, k: int) -> None:
+    """rr(ε) for ε > 700 read as perfectly revealing (ε = ∞: q = e^{−ε}p underflowed); its
+    numeric composition then had a lower curve of NaN masses and a conservative ε of 0, and
+    rr(350)^3's optimistic end was 0 (a tilt of 1e84 whose untilting factor underflowed was
+    taken as an error bound of 0 on a value of 0)."""
+    f = fdp.mechanisms.randomized_response(eps)
+    h = fdp.compose(f, repeat=k, numeric=True) if k > 1 else f
+    with mp.workdps(40):
+        for d in (1e-3, 1e-8):
+            want = _rr_power_epsilon(eps, k, d)
+            assert abs(_rr_power_delta(eps, k, want) - M(d)) < M(1e-25)  # (self-check)
+            if k > 1:
+                lo, hi = h.epsilon_bracket(d)
+                assert M(float(lo)) <= want <= M(float(hi)), (d, lo, want, hi)
+                assert hi - lo <= 1e-9 * hi
+            else:
+                got = M(float(h.epsilon(d)))
+                assert abs(got - want) <= M(1e-12) * want, (d, got, want)
+
+
+def test_perfectly_revealing_component() -> None:
+    """Composing with a perfectly revealing pair (P ⊥ Q) reveals: ε = ∞ at every δ < 1 on both
+    ends (the conservative ε read 0 before)."""
+    rev = fdp.from_distributions([1.0, 0.0], [0.0, 1.0])
+    for h in (fdp.compose(fdp.Gaussian(5.0), rev, numeric=True),
+              fdp.compose(rev, repeat=3, numeric=True)):
+        for d in (0.5, 1e-5, 1e-300):
+            lo, hi = h.epsilon_bracket(d)
+            assert math.isinf(lo) and math.isinf(hi)
+        assert float(h.delta(1e4)) == 1.0
+        assert float(h(0.3)) == 0.0
+
+
+def test_from_eps_delta_huge_eps_matches_family() -> None:
+    for eps in (800.0, 5000.0):
+        f, g = fdp.from_eps_delta(eps, 1e-6), fdp.EpsDelta(eps, 1e-6)
+        for d in (1e-5, 0.3):
+            assert abs(f.epsilon(d) - g.epsilon(d)) <= 1e-12 * eps
