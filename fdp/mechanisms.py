@@ -160,9 +160,12 @@ class FrequencyOracle(MechanismCurve):
 
 
 def _oracle(
-    name: str, eps: float, p: float, q: float, P: Any, Q: Any, **params: float
+    name: str, eps: float, p: float, q: float, P: Any, Q: Any, loss: Any = None,
+    **params: float,
 ) -> FrequencyOracle:
-    out = FrequencyOracle._of(from_distributions(P, Q), name, eps, {"eps": eps, **params})
+    curve = from_distributions(P, Q) if loss is None else PiecewiseLinear.from_masses(
+        np.asarray(P, dtype=float), np.asarray(Q, dtype=float), loss=np.asarray(loss, dtype=float))
+    out = FrequencyOracle._of(curve, name, eps, {"eps": eps, **params})
     out.p, out.q = float(p), float(q)
     return out
 
@@ -254,7 +257,10 @@ def grr(eps: float, d: int) -> FrequencyOracle:
     # into one outcome (loss 0), which leaves the curve unchanged and the size O(1) in d
     P = np.array([p, q, (d - 2) * q])
     Q = np.array([q, p, (d - 2) * q])
-    return _oracle("GRR", e, p, q, P, Q, d=d)
+    # beyond ε ≈ 700, q = e^{−ε} p underflows: the losses ±ε, 0 are given, so that the pair
+    # keeps δ(ε') = p (1 − e^{ε'−ε})₊ instead of reading as perfectly revealing (ε = ∞)
+    loss = [-e, e, 0.0] if e > 700.0 else None
+    return _oracle("GRR", e, p, q, P, Q, loss=loss, d=d)
 
 
 def _two_bits(
