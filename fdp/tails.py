@@ -132,7 +132,8 @@ def _hull_moment(k_f: np.ndarray, k_g: np.ndarray) -> np.ndarray:
     """An upper bound on K(θ) of min{f, g}** from K_f(θ) and K_g(θ): log(e^{K_f} + e^{K_g} − 1).
 
     E_B[e^{θL}] = E_A[φ(dB/dA)] with φ(x) = x^{θ+1} is an f-divergence, and for convex φ
-    (Liese & Vajda 2006, Thm 11; DRS 2022, App. B) φ(x) = φ(1) + φ'(1)(x − 1) +
+    (Liese & Vajda 2006: f-divergences as integrals of statistical informations)
+    φ(x) = φ(1) + φ'(1)(x − 1) +
     ∫_0^∞ φ''(γ) [(x − γ)₊ − (1 − γ)₊] dγ + (the γ < 1 part written with (γ − x)₊), so that
     D_φ = φ(1) + ∫ φ''(γ) [δ(log γ) − (1 − γ)₊] dγ, where δ(ε) = E_A[(dB/dA − e^ε)₊] is the
     privacy profile extended to ε < 0 (δ ≥ (1 − e^ε)₊ always). The profile of min{f, g}** is
