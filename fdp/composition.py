@@ -209,7 +209,10 @@ def _binomial_power(f: PiecewiseLinear, n: int) -> PiecewiseLinear:
         for i in (0, 1)
     )
     loss = np.where(np.isfinite(loss), loss + l * e0 + (n - l) * e1, loss)
-    q_inf = -math.expm1(n * math.log1p(-f.q_inf)) if f.q_inf < 1.0 else 1.0
+    # (the masses' own +∞ atom: evaluation's q_inf also holds segments whose P-mass underflowed,
+    # which f._masses keep with their losses; counting them twice gave rr(800)^3 a q_inf of 2)
+    qi = f._mass_qinf
+    q_inf = -math.expm1(n * math.log1p(-qi)) if qi < 1.0 else 1.0
     # p, q are the masses of outcomes without a +∞ draw: scale by P(no +∞ draw) = 1 for P and
     # (1 − q_∞)^n for Q, which the binomial terms of q already carry (q₀ + q₁ = 1 − q_∞)
     # exp(x) of a log term known to |Δx| is known to a relative |Δx| (+ exp's own ulp)
@@ -232,7 +235,7 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear
     work = 0
     for f, n in curves:
         fp, fq, fl = f._masses
-        keep_inf += n * math.log1p(-f.q_inf) if f.q_inf < 1.0 else -math.inf
+        keep_inf += n * math.log1p(-f._mass_qinf) if f._mass_qinf < 1.0 else -math.inf
         for _ in range(n):
             work += p.size * fp.size
             if p.size * fp.size > EXACT_PRODUCT_LIMIT or work > EXACT_WORK_LIMIT:

@@ -67,3 +67,24 @@ def test_from_eps_delta_huge_eps_matches_family() -> None:
         f, g = fdp.from_eps_delta(eps, 1e-6), fdp.EpsDelta(eps, 1e-6)
         for d in (1e-5, 0.3):
             assert abs(f.epsilon(d) - g.epsilon(d)) <= 1e-12 * eps
+
+
+@pytest.mark.parametrize("eps", [350.0, 800.0, 5000.0])
+def test_exact_products_huge_eps(eps: float) -> None:
+    """The exact paths (binomial power, product of masses) read the +∞ atom from evaluation,
+    which also holds the segments whose P-mass underflowed: counted twice, rr(800)^3 had an atom
+    of 2 and ε = ∞. Reference: the closed forms above."""
+    f = fdp.mechanisms.randomized_response(eps)
+    h = fdp.compose(f, repeat=3)
+    with mp.workdps(40):
+        for d in (1e-3, 1e-8):
+            got = M(float(h.epsilon(d)))
+            want = _rr_power_epsilon(eps, 3, d)
+            assert want <= got <= want * (1 + M(1e-12)), (d, got, want)
+        # rr(ε) ⊗ grr(ε, 4): the top outcome has Q-mass s·1/(1 + 3e^{−ε}) at loss 2ε
+        g = fdp.compose(f, fdp.mechanisms.randomized_response(eps, 4))
+        E = M(eps)
+        top = 1 / (1 + mp.exp(-E)) / (1 + 3 * mp.exp(-E))
+        want = 2 * E + mp.log(1 - M(1e-3) / top)
+        got = M(float(g.epsilon(1e-3)))
+        assert want <= got <= want * (1 + M(1e-12)), (got, want)
