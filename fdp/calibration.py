@@ -879,6 +879,8 @@ def _clt_mu(s: float, p: float, t: int, conv: Any) -> float:
 
 def _clt_slope(kind: str, b: float, mus: tuple[float, float], dx: float) -> float:
     """d log(risk)/dx of the CLT guess between two μ's a step dx apart (clipped to [0.2, 20])."""
+    if not all(math.isfinite(m) for m in mus):  # tiny σ: e^{Δ²/σ²} overflowed (ε ≈ 1e6)
+        return 1.5
     r0, r1 = (_gauss_risk(kind, m, b) for m in mus)
     if not (r0 > 0.0 and r1 > 0.0) or dx == 0.0:
         return 1.5

@@ -548,3 +548,14 @@ def test_rtol_below_the_default_bracket_uses_the_default_check() -> None:
     # target by the margin; the tightness is the default check's)
     assert s.info["tol"] <= 1.1e-3 and s.info["tight"]["how"] == "default-accuracy check fails"
     assert s.info["tight"]["tol"] == 1e-3
+
+
+def test_huge_eps_target_does_not_crash_the_start_guess() -> None:
+    # calibrate_dpsgd(eps=1e6, …) raised "mu must be a finite number … got inf" from the CLT
+    # guess of its start (e^{1/σ²} overflows at the σ it tries); the guess now falls back
+    from fdp.calibration import _clt_slope
+
+    assert _clt_slope("eps", 1e-5, (math.inf, math.inf), 0.01) == 1.5
+    s = fdp.calibrate_dpsgd(eps=1e6, delta=1e-5, sample_rate=0.01, steps=1000)
+    assert 0.0 < s < 0.01
+    assert fdp.dpsgd(s, 0.01, 1000).epsilon(1e-5) <= 1e6
