@@ -134,7 +134,7 @@ def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     bp = np.minimum(bp * (1.0 + r), 1.0)
     bcp = np.maximum(bcp * (1.0 - r), 0.0)
     q_inf = float(bcp[0])
-    mass_q_inf = p * f._mass_qinf
+    mass_q_inf = p * f._qinf  # (the atom of the breakpoints the segments come from)
     rtol = f._mass_rtol + 8.0 * UNIT_ROUNDOFF
     other = "lower" if f._side == "upper" else "upper"
 

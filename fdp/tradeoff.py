@@ -560,7 +560,12 @@ class PiecewiseLinear(TradeOff):
         """:attr:`_segments` with the losses' rounding charged on ``side`` ("lower": up)."""
         a, ac, b, qc = self._a, self._ac, self._b, self._qc
         p = np.where(a[:-1] < 0.5, np.diff(a), -np.diff(ac))
-        q = np.where(b[:-1] < 0.5, -np.diff(b), np.diff(qc))
+        # Q-masses from the Q above (qc) only where both ends have β ≥ 1/2: the segment where β
+        # crosses 1/2 joins a point read from qc to one read from β itself, and the two need not
+        # agree (an engine curve's qc carries its round-off additions, ~5e-13 of excess mass on
+        # a lower curve); differenced from β there, the masses sum to the curve's own 1 − q_inf.
+        # (The excess, read as Q-mass of a lower curve, lowered δ of its inverse at ε < 0.)
+        q = np.where(b[1:] < 0.5, -np.diff(b), np.diff(qc))
         p = np.maximum(p, 0.0)
         q = np.maximum(q, 0.0)
         with np.errstate(divide="ignore", invalid="ignore"):

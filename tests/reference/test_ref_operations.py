@@ -197,3 +197,18 @@ def test_poisson_add_inverse_of_nested_base_delta() -> None:
     for e in (0.0, 0.3, 0.356, 0.3566734631466797, 0.35667489):
         w = want.delta(M(e))
         assert M(float(inv.upper.delta(e))) <= w <= M(float(inv.lower.delta(e))), e
+
+
+def test_poisson_add_inverse_negative_eps() -> None:
+    # FDP_REF_SCALE=3 found it after the mixture fix: the lower curve's segments took their
+    # Q-masses from its Q-above sums (qc) down to the segment where β crosses 1/2, and an engine
+    # lower curve's qc carries its round-off additions (5.7e-13 of excess Q here); as P-mass of
+    # the inverse that excess lowered δ at ε < 0 (−0.5: 1.5e-14 below the truth).
+    P1 = [9.632110595703125e-05, 0.999903678894043]
+    Q1 = [0.00030040740966796875, 0.999699592590332]
+    h = fdp.compose(*[fdp.from_distributions(P1, Q1)] * 6, numeric=True) ** 2
+    inv = fdp.poisson_subsample(h, 0.3).add.inverse()
+    want = poisson(PL.from_dist(power(dist(P1, Q1), 12)), 0.3)[0].inverse()
+    for e in (-2.0, -1.0, -0.5, -0.49, -0.1, 0.0, 0.2):
+        w = want.delta(M(e))
+        assert M(float(inv.upper.delta(e))) <= w <= M(float(inv.lower.delta(e))), e
