@@ -88,6 +88,10 @@ class Gaussian(TradeOff):
         """G_μ is symmetric: G_μ⁻¹ = G_μ."""
         return self
 
+    def _as_upper(self) -> Gaussian:
+        """G_μ read as the optimistic side of a bracket: β rounded up, δ and ε down."""
+        return _OptimisticGaussian(self.mu)
+
     @property
     def is_symmetric(self) -> bool:
         return True
@@ -138,6 +142,35 @@ def _point_loss_bins(edges: np.ndarray, loss: float) -> LossBins:
     return LossBins(
         p=p, q=p.copy(), p_below=below, q_below=below, p_above=above, q_above=above, q_inf=0.0
     )
+
+
+
+class _OptimisticGaussian(Gaussian):
+    """G_μ with its round-off charged the other way (β up, δ and ε down): the upper side of a
+    bracket whose exact curve is G_μ (e.g. DP-SGD with p = 1), where the conservatively rounded
+    G_μ would lie 1e-12 relative on the wrong side."""
+
+    def _eval(self, alpha: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            z = norm_isf(alpha)
+            w = z - self.mu
+            v = norm_cdf(w)
+            with np.errstate(divide="ignore"):
+                hz = norm_hazard(w, np.log(np.maximum(v, 1e-300)))
+            rel = 4.0 * UNIT_ROUNDOFF * (1.0 + 2.0 * hz * (np.abs(z) + self.mu + 1.0))
+            up = np.minimum(v * (1.0 + rel), np.maximum(1.0 - alpha, 0.0))
+            return np.where(np.isfinite(w), np.maximum(up, v), v)
+
+    def _as_upper(self) -> Gaussian:
+        return self
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", under="ignore"):
+            return np.exp(gdp._log_delta_lower_v(self.mu, eps))
+
+    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return np.asarray(gdp._epsilon_lower_v(self.mu, delta), dtype=float)
 
 
 class EpsDelta(PiecewiseLinear):

@@ -212,6 +212,49 @@ def _epsilon_scalar(m: float, d: float) -> float:
 _epsilon_v = np.vectorize(_epsilon_scalar, otypes=[float])
 
 
+def _log_delta_lower_scalar(m: float, e: float) -> float:
+    """log δ_μ(ε) rounded DOWN by the same round-off bound (the optimistic side of a
+    bracket whose curve is G_μ itself: δ must not exceed the truth there either)."""
+    val, margin = _log_delta_parts(m, e)
+    if not math.isfinite(val):
+        return val
+    return val - margin if math.isfinite(margin) else -math.inf
+
+
+def _epsilon_lower_scalar(m: float, d: float) -> float:
+    """The ε(δ) of :func:`epsilon` rounded down: from the rounded-down δ, whose root lies below
+    the exact ε, then stepped down until δ there is at least ``d``."""
+    m, d = float(m), float(d)
+    if m == 0.0 or d >= 1.0:
+        return 0.0
+    if d == 0.0 or m == math.inf:
+        return math.inf
+    target = math.log(d)
+
+    def g(e: float) -> float:
+        return _log_delta_lower_scalar(m, e) - target
+
+    if g(0.0) <= 0:
+        return 0.0
+    hi = m * m / 2.0 + m * math.sqrt(2.0 * max(-target, 1.0)) + 1.0
+    while math.isfinite(hi) and g(hi) > 0:
+        hi *= 2.0
+    if not math.isfinite(hi):
+        hi = _FLOAT_MAX
+        if g(hi) > 0:  # the exact ε exceeds the largest float, which is below it
+            return _FLOAT_MAX
+    e = float(optimize.brentq(g, 0.0, hi, xtol=1e-300, rtol=1e-15, maxiter=5000))
+    for _ in range(64):
+        if g(e) >= 0:
+            break
+        e = math.nextafter(e, 0.0) * (1.0 - 2e-16)
+    return e
+
+
+_epsilon_lower_v = np.vectorize(_epsilon_lower_scalar, otypes=[float])
+_log_delta_lower_v = np.vectorize(_log_delta_lower_scalar, otypes=[float])
+
+
 def epsilon(mu: Any, delta: Any) -> float | np.ndarray:
     """The smallest ε ≥ 0 with δ_μ(ε) ≤ delta: μ-GDP ⇒ (ε, delta)-DP. Exact (root of a monotone
     function, to ~1e-15 relative).

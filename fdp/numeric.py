@@ -75,6 +75,8 @@ class Bracketed(TradeOff):
             self._upper = self._upper()
         if isinstance(self._upper, PiecewiseLinear) and self._upper._side != "upper":
             self._upper = self._upper._as_upper()  # round δ and ε toward more privacy
+        elif hasattr(self._upper, "_as_upper") and not isinstance(self._upper, PiecewiseLinear):
+            self._upper = self._upper._as_upper()  # (a closed form, e.g. G_μ: the same)
         return self._upper
 
     def _eval(self, alpha: np.ndarray) -> np.ndarray:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -142,3 +143,12 @@ def test_huge_losses_optimistic_side() -> None:
     f = fdp.dpsgd(1e-3, 0.01, 100)
     lo, hi = f.epsilon_bracket(1e-5)
     assert 0.99 * hi <= lo <= hi
+
+
+@pytest.mark.parametrize(("sampling", "t", "mu"), [("uniform", 1, 2.0), ("poisson", 4, 2.0)])
+def test_full_batch_dpsgd_both_sides(sampling: str, t: int, mu: float) -> None:
+    """p = 1: DP-SGD is G_{√T Δ/σ} exactly, and the bracket used the conservatively rounded
+    G_μ for both sides: its optimistic δ(60) was 1.4e-12 relative above the truth and β(0.5)
+    7e-15 below (hunt 4). The upper side is now G_μ rounded the other way."""
+    f = fdp.dpsgd(1.0, 1.0, t, sampling)
+    check_curve(f, GaussRef(mu), f"dpsgd(1, 1, {t}, {sampling})")
