@@ -481,6 +481,9 @@ class _StepGrid:
         lo, hi = _support(curve, _STEP_TAIL)
         k0 = math.floor(lo / h) - 1
         k1 = math.ceil(hi / h) + 1
+        if k1 - k0 > _MAX_FAST_GRID:  # (μ ≳ 10³: the fast path gives way to the engine, whose
+            # grid adapts to the loss range; this one would allocate gigabytes)
+            raise OverflowError(f"a step's loss support needs {k1 - k0} fast-path grid points")
         edges = h * np.arange(k0, k1 + 1, dtype=float)
         w, q_inf = _ctd(curve._loss_bins(edges), edges)
         nz = np.flatnonzero(w > 0)

@@ -28,7 +28,9 @@ by composing: no per-step error accumulates beyond the per-curve ones.
    v_k = δ(x_k) − c_k therefore lies below δ. Its greatest convex minorant (slopes by isotonic
    regression) is the profile of a nonnegative grid measure μ̃ with δ_μ̃ ≤ δ. Each bin has four
    sub-bins, with slivers of width ~h·2⁻²⁰ at both ends, so a point mass on a grid point costs
-   nothing. Q-mass below the grid, above it, and above loss 700 (where e^ℓ overflows) is dropped.
+   nothing. Q-mass below the grid is dropped; Q-mass above it and above loss 700 (where P-masses
+   underflow) is placed at its bin's left end (lower losses lower δ at every ε), counted as a
+   lump at the last interpolated point while the chords are built.
    Where rounding leaves a mass negative it is set to 0, which raises δ_μ̃ by at most
    s_j 1[ε < ℓ_j] (a mass at ℓ only moves δ below ℓ): these *slack charges* are kept with their
    losses. In a composition they lift δ by at most Σ_i Σ_j s_j Q[S_{−i} > ε − ℓ_j], with S_{−i}
@@ -209,7 +211,9 @@ def _optimistic(
     # points 0..K get the interpolant; Q-mass above MAX_OPT_LOSS (where P-masses underflow)
     # goes to its bin's left end, below
     k_top = int(np.searchsorted(edges, MAX_OPT_LOSS, side="right")) - 1
-    if k_top < 1:  # all above MAX_OPT_LOSS: each bin's Q-mass at its left end (see below)
+    if k_top < 1 or h > 700.0:
+        # all above MAX_OPT_LOSS, or bins wider than e^ℓ's float range (μ ≳ 10⁴; e^h would
+        # overflow below): each bin's Q-mass at its left end, which lowers δ at every ε
         out = np.zeros(edges.size)
         out[: lb.q.size] = lb.q
         out[-1] += float(lb.q_above)
@@ -224,8 +228,11 @@ def _optimistic(
     # (1 − e^{ε−ℓ})₊ at every ε, so the lumped measure's δ is below the true δ; the interpolant
     # is below the lumped δ, and moving the lump back up to points still at or below the true
     # losses keeps the sum below the true δ (δ is linear in the measure).
+    # (Not where the grid reaches below a loss of −700: _convexify works with x = e^ℓ, which
+    # underflows there; the mass above is then only placed at its left ends, valid as well —
+    # the interpolant of the rest is below its own δ — but the last bin's charge is clamped.)
     hi_q = lb.q[nb:]
-    lump = float(hi_q.sum()) + float(lb.q_above)
+    lump = float(hi_q.sum()) + float(lb.q_above) if edges[0] >= -700.0 else 0.0
     w_in[k_top] += lump
     # per sub-bin charges A_s = p_s(ȳ_s − x_j) = q_s(1 − e^{−u}), B_s = q_s(e^{h−u} − 1)
     pss, qss = ps[:nb], qs[:nb]
@@ -284,7 +291,8 @@ def _optimistic(
     w[:-1] -= dc * a_r
     w[0] += c[0]
     q_inf = float(lb.q_inf) - float(c[-1])
-    if (w < 0).any():
+    if (w < 0).any() and edges[0] >= -700.0:  # (x = e^ℓ must not underflow in _convexify;
+        # below, the negatives are clipped and charged where they sit, like rounding's)
         w, q_inf = _convexify(w, q_inf, w_in, c, edges[: k_top + 1], room, float(lb.q_inf))
     w[k_top] -= lump  # (the lump goes back up, below)
     neg = np.flatnonzero(w < 0)

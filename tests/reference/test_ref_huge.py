@@ -88,3 +88,31 @@ def test_exact_products_huge_eps(eps: float) -> None:
         want = 2 * E + mp.log(1 - M(1e-3) / top)
         got = M(float(g.epsilon(1e-3)))
         assert want <= got <= want * (1 + M(1e-12)), (got, want)
+
+
+def test_dpsgd_tiny_noise_against_binomial_mixture() -> None:
+    """dpsgd(1e-4, 0.01, 10): per-step μ = 10⁴. It crashed ('Weights w must be strictly
+    positive': the optimistic lump reached _convexify with x = e^ℓ underflowed), and before
+    that had an optimistic ε of 0.1 next to 1.5e8. Reference (exact to double precision here):
+    with K ~ Bin(10, p) steps that sample the example, the add direction's loss is
+    K(log p + μ²/2) + (10 − K) log(1 − p) + μ √K Z (every other term is below e^{−10⁷}), so
+    δ(ε) = Σ_k P(K = k) [Φ(a) − e^{ε − m + s²/2} Φ(a − s)], a = (m − ε)/s, s = μ√k."""
+    mu, p, t = 1e4, 0.01, 10
+    f = fdp.dpsgd(1.0 / mu, p, t)
+    with mp.workdps(50):
+        MU, P = M(mu), M(p)
+
+        def delta(eps):  # noqa: ANN001, ANN202
+            out = M(0)
+            for k in range(1, t + 1):
+                m = k * (mp.log(P) + MU**2 / 2) + (t - k) * mp.log(1 - P)
+                s = MU * mp.sqrt(k)
+                a = (m - eps) / s
+                term = mp.ncdf(a) - mp.exp(eps - m + s**2 / 2 + mp.log(mp.ncdf(a - s)))
+                out += mp.binomial(t, k) * P**k * (1 - P) ** (t - k) * term
+            return out
+
+        for d in (1e-5, 1e-8):
+            lo, hi = f.epsilon_bracket(d)
+            assert math.isfinite(hi) and hi - lo <= 1e-3 * hi, (d, lo, hi)
+            assert delta(M(float(hi))) <= M(d) <= delta(M(float(lo))), (d, lo, hi)
