@@ -94,10 +94,32 @@ def test_dpsgd_tiny_noise_against_binomial_mixture() -> None:
     """dpsgd(1e-4, 0.01, 10): per-step μ = 10⁴. It crashed ('Weights w must be strictly
     positive': the optimistic lump reached _convexify with x = e^ℓ underflowed), and before
     that had an optimistic ε of 0.1 next to 1.5e8. Reference (exact to double precision here):
-    with K ~ Bin(10, p) steps that sample the example, the add direction's loss is
-    K(log p + μ²/2) + (10 − K) log(1 − p) + μ √K Z (every other term is below e^{−10⁷}), so
+    with K ~ Bin(T, p) steps that sample the example (T = 10 here), the add direction's loss is
+    K(log p + μ²/2) + (T − K) log(1 − p) + μ √K Z (every other term is below e^{−10⁷}), so
     δ(ε) = Σ_k P(K = k) [Φ(a) − e^{ε − m + s²/2} Φ(a − s)], a = (m − ε)/s, s = μ√k."""
-    mu, p, t = 1e4, 0.01, 10
+    _check_tiny_noise(1e4, 0.01, 10)
+
+
+@pytest.mark.parametrize(("mu", "p"), [(2e4, 0.5), (1e4, 0.5)])
+def test_dpsgd_huge_grid_step(mu: float, p: float) -> None:
+    """One step with μ = 2·10⁴: the grid step exceeds 709 and 1/expm1(h) overflowed
+    (OverflowError, also from calibrate_dpsgd, which tries such σ on its way)."""
+    _check_tiny_noise(mu, p, 1)
+
+
+def test_accountant_huge_mu_gives_way_to_the_engine() -> None:
+    # the fast path's lattice over a support of 8e7 would be 1.6e9 points (12 GiB)
+    a = fdp.Accountant()
+    a.step(1e-4, 0.5)
+    assert a.epsilon(1e-5) == pytest.approx(fdp.dpsgd(1e-4, 0.5, 1).epsilon(1e-5), rel=1e-12)
+
+
+def test_calibration_through_huge_steps_returns_the_floor() -> None:
+    # one step at p = 0.01: δ(0) ≤ p < 0.3, so every σ meets (ε = 3, δ = 0.3)
+    assert fdp.calibrate_dpsgd(0.01, 1, eps=3, delta=0.3) == 1e-12
+
+
+def _check_tiny_noise(mu: float, p: float, t: int) -> None:
     f = fdp.dpsgd(1.0 / mu, p, t)
     with mp.workdps(50):
         MU, P = M(mu), M(p)
