@@ -1215,9 +1215,14 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     # the grid sits within them of its true loss): the lower side reads every loss that much
     # higher (δ up), the upper side lower (δ down)
     eta = 16.0 * _U * max(float(np.max(np.abs(loss))), 1.0)
+    # For a composition of bounded losses (no +∞ atom, no Gaussian), the mass the window and
+    # the grid do not hold lies at or below the composed largest loss ``top``: the lower side
+    # places it there instead of at +∞ (moving Q-mass up raises δ at every ε), so that δ(ε) = 0
+    # beyond it and ε(δ = 0) is finite (it was ∞ from a +∞ atom of 1e-47).
+    top = res.get("top") if side == "lower" else None
     if side == "lower":
         w = res["lower"] + e_pt
-        q_inf = res["q_inf_lower"] + res["tau"]
+        q_inf = res["q_inf_lower"] + (res["tau"] if top is None else 0.0)
         lift = 0.0
         loss = loss + eta
     else:
@@ -1244,6 +1249,10 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     nz = w >= 1e-290
     if not nz.all():
         w, loss = w[nz], loss[nz]
+    if top is not None:  # (the window's tail mass τ, and below what the grid does not hold)
+        top_loss = max(float(top) * (1.0 + 8.0 * _U) + eta, float(loss[-1]) if loss.size else 0.0)
+        w = np.append(w, float(res["tau"]) + 1e-300)
+        loss = np.append(loss, top_loss)
     w, loss = w[::-1], loss[::-1]  # decreasing loss
     n = w.size
     with np.errstate(under="ignore"):
@@ -1255,6 +1264,10 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     # the curve, are built on first use)
     tot_w = float(w.sum())
     unacc = 1.0 - q_inf - tot_w
+    if top is not None and unacc > 0.0:  # at the largest loss (see above), rounded up
+        w[0] += unacc * (1.0 + 4.0 * _U)
+        tot_w = float(w.sum())
+        unacc = 0.0
     if side == "lower" and unacc > 0.0:
         # Q-mass the grid does not hold (below the window) goes to the +∞ atom: placed at the
         # bottom it would join the P-mass beyond the grid in one segment of finite loss, which
@@ -1500,6 +1513,11 @@ def compose_numeric(
         # nothing but which proved bound is smallest; dpsgd(1, 0.003, 3000): ε(1e-20)
         # [4.1955, 4.2357] → [4.21797, 4.21807])
         res = _fft_compose(comps, h, pad=2)
+    if all(not c.unbounded and c.q_inf == 0.0 and (c.w > 0).any() for c in comps):
+        # the composed largest loss: each step's largest grid loss with lower-side mass (its
+        # lower measure holds everything up to there; what lies above went to its q_inf)
+        res["top"] = sum(c.count * float(c.loss[int(np.flatnonzero(c.w > 0)[-1])])
+                         for c in comps)
     lower = _curve_from_atoms(res, "lower")
     names = " ⊗ ".join(f"{c!r}" + (f"^{n}" if n > 1 else "") for c, n in items)
     if approx:

@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from ._numerics import UNIT_ROUNDOFF
+
 __all__ = ["THETAS", "log_mgf", "delta_bound", "epsilon_bound", "TailBound"]
 
 #: The θ grid: integers (the subsampled-Gaussian sum needs integer orders λ = θ + 1), geometric.
@@ -174,13 +176,66 @@ def epsilon_bound(k: np.ndarray, delta: Any, thetas: np.ndarray = THETAS) -> np.
     return np.maximum(e + 1e-12 * (np.abs(e) + 1.0), 0.0)
 
 
-class TailBound:
-    """The tail bound of a composition: total K(θ) on the θ grid, with δ and ε queries."""
+def max_loss(curve: Any) -> float:
+    """An upper bound on the largest privacy loss log(dB/dA) of the pair, or ∞ (unknown, or a
+    +∞ atom). δ(ε) = 0 for ε at or above it, and losses add under composition."""
+    from .composition import DeltaMix
+    from .families import EpsDelta, Laplace
+    from .numeric import Bracketed
+    from .operations import Mixture
+    from .tradeoff import Inverse, PiecewiseLinear
 
-    def __init__(self, k: np.ndarray, thetas: np.ndarray = THETAS) -> None:
+    out = math.inf
+    if isinstance(curve, Laplace):
+        out = curve.mu
+    elif isinstance(curve, EpsDelta):
+        out = curve.eps if curve.delta_ == 0.0 else math.inf
+    elif isinstance(curve, Mixture):
+        m = max_loss(curve.base)  # ℓ ↦ log(1 − p + p e^ℓ) is increasing
+        if curve.p == 0.0:
+            out = 0.0
+        elif math.isfinite(m):
+            lp1 = math.log1p(-curve.p) if curve.p < 1.0 else -math.inf
+            out = float(np.logaddexp(lp1, math.log(curve.p) + m))
+            # (its rounding: a few ulps of the terms)
+            out += 4.0 * UNIT_ROUNDOFF * ((abs(lp1) if curve.p < 1.0 else 0.0)
+                                          + abs(math.log(curve.p)) + abs(m) + abs(out))
+    elif (isinstance(curve, Inverse) and isinstance(curve.base, Mixture)
+          and 0.0 < curve.base.p < 1.0):
+        out = -math.log1p(-curve.base.p)  # (1 − p) Q + p P ≥ (1 − p) Q: loss ≤ log(1/(1 − p))
+    elif isinstance(curve, DeltaMix) and curve.delta_ == 0.0:
+        out = max_loss(curve.base)
+    elif isinstance(curve, PiecewiseLinear) and curve.kind == "exact":
+        if curve._mass_qinf == 0.0:
+            p, q, loss = curve._masses
+            fin = (q > 0) & np.isfinite(loss)
+            if fin.any():
+                # a loss log q − log p is known to a few ulps of its two logs (cancellation: a
+                # loss of 1e-3 from logs of 0.07 is off by 3e-14 relative), charged up
+                with np.errstate(divide="ignore"):
+                    lq, lp = np.abs(np.log(q[fin])), np.abs(np.log(p[fin]))
+                mar = 4.0 * UNIT_ROUNDOFF * (np.where(np.isfinite(lq), lq, 0.0)
+                                             + np.where(np.isfinite(lp), lp, 0.0)
+                                             + np.abs(loss[fin]))
+                out = float(np.max(loss[fin] + mar))
+            else:
+                out = 0.0
+    elif isinstance(curve, Bracketed):
+        items = curve.info.get("items")
+        if items:
+            out = sum(n * max_loss(c) for c, n in items)
+    return out * (1.0 + 8.0 * UNIT_ROUNDOFF) + 1e-300 if math.isfinite(out) and out > 0 else out
+
+
+class TailBound:
+    """The tail bound of a composition: total K(θ) on the θ grid, with δ and ε queries, and
+    the composition's largest loss where every component's is known (δ = 0 beyond it)."""
+
+    def __init__(self, k: np.ndarray, thetas: np.ndarray = THETAS, top: float = math.inf) -> None:
         fin = np.isfinite(k)
         self.k = k[fin]
         self.thetas = thetas[fin]
+        self.top = float(top)
 
     @classmethod
     def of_items(cls, items: list[tuple[Any, int]]) -> TailBound | None:
@@ -193,10 +248,12 @@ class TailBound:
             tot = tot + n * kc
         if not np.isfinite(tot).any():
             return None
-        return cls(tot)
+        top = sum(n * max_loss(c) for c, n in items)
+        return cls(tot, top=top * (1.0 + 4.0 * UNIT_ROUNDOFF) if top > 0 else top)
 
     def delta(self, eps: np.ndarray) -> np.ndarray:
-        return delta_bound(self.k, eps, self.thetas)
+        d = delta_bound(self.k, eps, self.thetas)
+        return np.where(np.asarray(eps, dtype=float) >= self.top, 0.0, d)
 
     def epsilon(self, delta: np.ndarray) -> np.ndarray:
-        return epsilon_bound(self.k, delta, self.thetas)
+        return np.minimum(epsilon_bound(self.k, delta, self.thetas), self.top)

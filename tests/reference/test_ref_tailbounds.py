@@ -78,3 +78,31 @@ def test_uniform_dpsgd_finite_below_the_window() -> None:
     # the second-order remove bound keeps it near the grid's answer (the G_μ moments alone, the
     # previous fallback, gave ε ≈ 1590 at 1e-40)
     assert f.epsilon(1e-40) < 1.3 * f.epsilon(1e-36)
+
+
+@sweep(10)
+@given(dyadic_pair(min_k=2, max_k=4), st.integers(2, 60))
+def test_epsilon_at_delta_zero_is_the_largest_loss(pair, n) -> None:  # noqa: ANN001
+    """δ = 0: the conservative ε of a composition of bounded losses is their sum (tail bound's
+    largest loss), not ∞ (hunt 4: compose(pair, repeat=40, numeric=True) read ∞ from a +∞ atom
+    of 1e-47; the engine's lower curve now also puts that mass at the composed grid's top)."""
+    p, q = pair
+    ref = PL.from_dist(dist(p, q))
+    if ref.pos > 0 or any(pp > 0 and qq == 0 for pp, qq in zip(p, q, strict=True)):
+        return  # (a +∞ or −∞ loss: ε(0) = ∞ is the truth, or the pair is degenerate)
+    f = fdp.compose(fdp.from_distributions(p, q), repeat=n, numeric=True)
+    top = n * max(ref.loss)
+    got = M(float(f.epsilon(0.0)))
+    assert top <= got <= top * (1 + M(1e-12)) + M(1e-300), (got, top)
+    lo = M(float(f.epsilon_bracket(0.0)[0]))
+    assert lo <= top
+
+
+def test_accountant_epsilon_at_delta_zero_finite() -> None:
+    # hunt 4: Accountant().compose(EpsDelta(2, 0), 5, sample_rate=0.01).epsilon(0) was ∞; the
+    # true ε(0) is 5 log(1 − p + p e²) = 0.309662647… (every step's loss is at most that)
+    a = fdp.Accountant()
+    a.compose(fdp.EpsDelta(2.0, 0.0), 5, sample_rate=0.01)
+    want = 5 * mp.log(1 - M(0.01) + M(0.01) * mp.exp(2))
+    lo, hi = a.epsilon_bracket(0.0)
+    assert M(float(lo)) <= want <= M(float(a.epsilon(0.0))) < 1.05 * want
