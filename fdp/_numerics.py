@@ -87,7 +87,10 @@ def lower_hull_c(
     for i in range(len(a)):
         while len(hull) >= 2:
             s1, s2 = slope(hull[-2], hull[-1]), slope(hull[-1], i)
-            if s1 >= s2 - rtol * max(abs(s1), abs(s2)):
+            # (no tolerance term at rtol = 0: a slope overflowed to ±∞ times 0 is NaN, and the
+            # comparison then kept a point that lies above the hull)
+            tol = rtol * max(abs(s1), abs(s2)) if rtol > 0.0 else 0.0
+            if s1 >= s2 - tol:
                 hull.pop()
             else:
                 break
