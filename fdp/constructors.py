@@ -105,6 +105,11 @@ def from_eps_delta(eps: Any, delta: Any) -> PiecewiseLinear:
     slopes = np.concatenate([-big, -small])
     inter = np.concatenate([1.0 - d, small * (1.0 - d)])
     x, y = line_envelope(slopes, inter)
+    # β at the kinks, re-read from the lines with their rounding charged down: a top line
+    # 1 − δ − e^ε α cancels to ~1e-16 where β is tiny, and the envelope took that value at the
+    # kink where the bottom line e^{−ε}(1 − δ − α) gives the true 2.6e-261 (ε = 600; the
+    # inverse's ε(1e-10) read 36.7 for 600, and ε = 30 read 29.99865)
+    y = _envelope_down(x, big, small, d)
     # 1 − β from the lines' complement forms, δ_i + e^{ε_i} α and
     # (1 − e^{−ε_i}) + e^{−ε_i}(δ_i + α): f(0) = 1 − min δ_i keeps a δ of 1e-18, which 1 − δ
     # rounds away (the curve would claim pure DP: δ(ε) = 0 beyond the largest ε_i)
@@ -130,6 +135,24 @@ def from_eps_delta(eps: Any, delta: Any) -> PiecewiseLinear:
     return PiecewiseLinear(x, y, alpha_c=ac, beta_c=bc, q_inf=dmin, name=name)
 
 
+def _envelope_down(x: np.ndarray, big: np.ndarray, small: np.ndarray,
+                   d: np.ndarray) -> np.ndarray:
+    """max(0, max_i (1 − δ_i − e^{ε_i} x), max_i e^{−ε_i}(1 − δ_i − x)) at each x, each line
+    rounded down by a bound on its evaluation's error (4 ulps of its terms)."""
+    u4 = 4.0 * 2.0**-53
+    out = np.zeros(x.size)
+    step = max(1, 2_000_000 // max(d.size, 1))
+    for i in range(0, x.size, step):
+        xs = x[i:i + step, None]
+        with np.errstate(over="ignore", invalid="ignore"):
+            bx = np.where(np.isinf(big), np.where(xs > 0, np.inf, 0.0), big * xs)
+            top = (1.0 - d) - bx - u4 * bx  # (e^ε x and the subtraction: ≤ 4 ulps of e^ε x)
+            bot = small * (1.0 - d - xs) * (1.0 - u4)
+        top = np.where(np.isnan(top), -np.inf, top)
+        out[i:i + step] = np.maximum(np.maximum(top.max(axis=1), bot.max(axis=1)), 0.0)
+    return out
+
+
 def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
     """from_eps_delta for any ε (e^ε may overflow), as the pair of masses with exact losses.
 
@@ -145,14 +168,20 @@ def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
     """
     lam = np.concatenate([e, -e, [-np.inf]])  # log-slopes
     with np.errstate(under="ignore"):
+        # each point's δ and 1 − δ (the latter exact for the bottom lines: e^{−ε}(1 − δ))
+        cv = np.concatenate([1.0 - d, np.exp(-e) * (1.0 - d), [0.0]])
         dv = np.concatenate([d, -np.expm1(-e) + np.exp(-e) * d, [1.0]])
     order = np.lexsort((dv, lam))  # by slope, then δ
-    lam, dv = lam[order], dv[order]
+    lam, dv, cv = lam[order], dv[order], cv[order]
     first = np.append(True, lam[1:] != lam[:-1])  # equal slopes: the smallest δ
-    lam, dv = lam[first], dv[first]
+    lam, dv, cv = lam[first], dv[first], cv[first]
     # past the smallest δ the hull is flat (those lines are never active)
     stop = int(np.argmin(dv))  # (the first, i.e. the shallowest, of the ties)
-    lam, dv = lam[: stop + 1], dv[: stop + 1]
+    lam, dv, cv = lam[: stop + 1], dv[: stop + 1], cv[: stop + 1]
+
+    def gap_d(i: int, j: int) -> float:
+        """δ_i − δ_j, from the complements where both are above 1/2 (no cancellation)."""
+        return float(cv[j] - cv[i]) if min(dv[i], dv[j]) > 0.5 else float(dv[i] - dv[j])
 
     def below(o: int, a: int, b: int) -> bool:
         """Point a on or above the chord o → b (o < a < b by slope): drop it. Scaled by s_b:
@@ -160,18 +189,18 @@ def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
         with np.errstate(under="ignore"):
             r_ob = math.exp(lam[o] - lam[b]) if np.isfinite(lam[o]) else 0.0
             r_ab = math.exp(lam[a] - lam[b])
-        return (dv[a] - dv[o]) * (1.0 - r_ob) >= (dv[b] - dv[o]) * (r_ab - r_ob)
+        return gap_d(a, o) * (1.0 - r_ob) >= gap_d(b, o) * (r_ab - r_ob)
 
     hull: list[int] = []
     for i in range(lam.size):
         while len(hull) >= 2 and below(hull[-2], hull[-1], i):
             hull.pop()
         hull.append(i)
-    lam, dv = lam[hull], dv[hull]
+    lam, dv, cv = lam[hull], dv[hull], cv[hull]
     m = lam.size
     # s_k α_k and s_{k+1} α_k at each breakpoint k (between vertices k and k + 1), as
     # (δ_k − δ_{k+1}) / (e^{λ_{k+1} − λ_k} − 1) and (δ_k − δ_{k+1}) / (1 − e^{λ_k − λ_{k+1}})
-    dd = dv[:-1] - dv[1:]
+    dd = np.array([gap_d(i, i + 1) for i in range(m - 1)])
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         gap = lam[1:] - lam[:-1]
         sa_left = dd / np.expm1(gap)  # s_k α_k (0 where s_k = 0)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -181,3 +182,27 @@ def test_from_eps_delta_any_eps(pairs) -> None:  # noqa: ANN001
             got = M(float(f.delta(x)))
             assert got >= want * (1 - M(1e-13)) - M(1e-300), (x, got, want)
             assert got <= want + M(1e-12) * (1 + want), (x, got, want)
+
+
+@pytest.mark.parametrize("eps", [5.0, 30.0, 37.0, 300.0, 600.0])
+def test_from_eps_delta_pure_and_its_inverse(eps: float) -> None:
+    """hunt 5 (F3): from_eps_delta(ε, 0) read β at its kink as 1 − e^ε α, which cancels to
+    1.1e-16 for a true 2.6e-261 (ε = 600); its inverse then read ε(1e-10) = 36.7 for 600 and
+    β(1e-17) = 0.91 for 0.88 (ε = 37). f_{ε,0} is symmetric; closed forms in mpmath."""
+    E = M(eps)
+    f = fdp.from_eps_delta(eps, 0.0)
+    for g in (f, f.inverse()):
+        for d in (1e-10, 1e-3):
+            want = E + mp.log(1 - M(d) * (1 + mp.exp(-E)))
+            got = M(float(g.epsilon(d)))
+            assert want * (1 - M(1e-14)) <= got <= want * (1 + M(1e-9)), (d, got, want)
+        x = eps - 1.0
+        want = (1 - mp.exp(M(x) - E)) / (1 + mp.exp(-E))
+        got = M(float(g.delta(x)))
+        assert want * (1 - M(1e-14)) <= got <= want * (1 + M(1e-9)), (x, got, want)
+        for a in (1e-17, 1e-300, 0.5):
+            A = M(a)
+            want = max(1 - mp.exp(E) * A, mp.exp(-E) * (1 - A), 0)
+            got = M(float(g(a)))
+            assert want * (1 - M(1e-9)) - M(1e-300) <= got <= want * (1 + M(1e-13)) + M(1e-300), (
+                a, got, want)
