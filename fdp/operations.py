@@ -106,12 +106,29 @@ def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     if not f._bound and f._side == "lower" and p > 0.0:  # from the masses: no running sums
         pm, qm, loss = f._masses
         lp1 = math.log1p(-p) if p < 1.0 else -np.inf
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             new_loss = np.logaddexp(lp1, math.log(p) + loss)
-        return PiecewiseLinear.from_masses(
-            pm, (1.0 - p) * pm + p * qm, q_inf=p * f._mass_qinf, loss=new_loss, kind=f.kind,
-            mass_rtol=f._mass_rtol + 8.0 * UNIT_ROUNDOFF,
+            # the rounding of log1p, logaddexp and of the given loss (≤ 4 ulps of each),
+            # charged up on the curve (δ up) and down before its inverse negates it: the
+            # add pair of f ≡ 0 has its largest inverse loss at −log(1 − p), and read to the
+            # nearest float it sat 1e-16 below the truth, where δ is 5e-18, not 0
+            err = 4.0 * UNIT_ROUNDOFF * (np.abs(new_loss) + (abs(lp1) if p < 1.0 else 0.0)
+                                         + np.where(np.isfinite(loss), np.abs(loss), 0.0))
+            err = np.where(np.isfinite(new_loss), err, 0.0)
+        qq = (1.0 - p) * pm + p * qm
+        rtol = f._mass_rtol + 8.0 * UNIT_ROUNDOFF
+        mix = PiecewiseLinear.from_masses(
+            pm, qq, q_inf=p * f._mass_qinf, loss=new_loss + err, kind=f.kind, mass_rtol=rtol,
         )
+        low = new_loss - err
+        neg = np.isneginf(low)  # P-only outcomes become the +∞ atom of T(Q, P)
+        inv = PiecewiseLinear.from_masses(
+            np.append(qq[~neg], p * f._mass_qinf), np.append(pm[~neg], 0.0),
+            q_inf=float(pm[neg].sum()), loss=np.append(-low[~neg], -np.inf), kind=f.kind,
+            mass_rtol=rtol,
+        )
+        mix._inverse_of, inv._inverse_of = inv, mix
+        return mix
     a, b = f.breakpoints
     bp = p * b + (1.0 - p) * f._ac  # 1 − α from its complement (precise near α = 1)
     bcp = p * f._bc + (1.0 - p) * a
@@ -318,6 +335,11 @@ def group(f: TradeOff, k: int) -> TradeOff:
         return f
     if isinstance(f, Gaussian):
         return Gaussian(k * f.mu)
+    if isinstance(f, PiecewiseLinear) and _group_overflows(f, k):
+        return Bracketed(
+            _group_fallback(f, k), f, name=f"group({f!r}, {k})",
+            inverse=lambda: _as_bracket(group(f.inverse(), k)),
+        )
     if isinstance(f, PiecewiseLinear):
         lost: list[bool] = []
         lo = _group_pl(f, k, lost_out=lost)
@@ -339,9 +361,37 @@ def group(f: TradeOff, k: int) -> TradeOff:
     # f⁻¹'s own bracket (an engine composes the inverses), not by inverting these curves, whose
     # bottom near α = 1 becomes the inverse's steep top
     return Bracketed(
-        _group_pl(lo, k), _group_pl(hi, k, side="upper"), name=f"group({f!r}, {k})",
-        inverse=lambda: _as_bracket(group(f.inverse(), k)),
+        _group_fallback(lo, k) if _group_overflows(lo, k) else _group_pl(lo, k),
+        hi if _group_overflows(hi, k) else _group_pl(hi, k, side="upper"),
+        name=f"group({f!r}, {k})", inverse=lambda: _as_bracket(group(f.inverse(), k)),
     )
+
+
+def _loss_range(f: PiecewiseLinear) -> tuple[float, bool]:
+    """(largest |finite loss| of f's outcomes, whether it has a ±∞ loss)."""
+    p, q, loss = f._masses
+    live = (p > 0) | (q > 0)
+    fin = np.isfinite(loss) & live
+    e = float(np.abs(loss[fin]).max()) if fin.any() else 0.0
+    return e, bool(f._mass_qinf > 0 or np.any(~np.isfinite(loss) & live))
+
+
+def _group_overflows(f: PiecewiseLinear, k: int) -> bool:
+    """The kink-by-kink group of f cannot be computed in float64: its kinks' masses, of order
+    e^{−k·(largest loss)}, underflow (k ε > 700 for pure ε-DP). The kink computation then lost
+    kinks silently: group(rr(600), 2) read ε = 600 for 1200, group(rr(800), 2) the identity."""
+    return k * _loss_range(f)[0] > 700.0
+
+
+def _group_fallback(f: PiecewiseLinear, k: int) -> PiecewiseLinear:
+    """A certified lower curve for group(f, k) where it overflows: f is (E, 0)-DP with E its
+    largest |loss| when it has no infinite loss, so its k-groups are (kE, 0)-DP (DRS Thm 2.14
+    applied to f ≥ f_{E,0}: group is monotone, and group(f_{E,0}, k) ≥ f_{kE,0}, the classical
+    group privacy of pure DP); with an infinite loss, the curve 0 (perfectly revealing)."""
+    e, has_inf = _loss_range(f)
+    if has_inf:
+        return PiecewiseLinear(np.array([0.0, 1.0]), np.array([0.0, 0.0]), q_inf=1.0)
+    return EpsDelta(k * e * (1.0 + 8.0 * UNIT_ROUNDOFF), 0.0)
 
 
 # ------------------------------------------------------------------------ symmetrization

@@ -138,3 +138,28 @@ def _check_tiny_noise(mu: float, p: float, t: int) -> None:
             lo, hi = f.epsilon_bracket(d)
             assert math.isfinite(hi) and hi - lo <= 1e-3 * hi, (d, lo, hi)
             assert delta(M(float(hi))) <= M(d) <= delta(M(float(lo))), (d, lo, hi)
+
+
+@pytest.mark.parametrize("eps", [300.0, 360.0, 600.0, 800.0])
+def test_group_of_huge_eps(eps: float) -> None:
+    """hunt 5 (F1, F2): group(rr(ε), 2) computed kink by kink lost the second step once
+    e^{−2ε} underflows (ε(1e-10) read 600 for rr(600), true 1200) and returned the identity
+    for ε > 700 (perfect privacy). Now a bracket: f above, f_{2E,0} below (pure-DP group
+    privacy), or exact where it fits. Reference: the mpmath pair's group operator."""
+    from ._ref import PL
+
+    E = M(eps)
+    s, r = 1 / (1 + mp.exp(-E)), mp.exp(-E) / (1 + mp.exp(-E))
+    with mp.workdps(60):
+        ref = PL.from_dist([(E, r, s), (-E, s, r)]).group(2)
+        g = fdp.group(fdp.mechanisms.randomized_response(eps), 2)
+        for d in (1e-10, 1e-3):
+            want = ref.epsilon(M(d))
+            if hasattr(g, "epsilon_bracket"):  # bracketed: each end on its side
+                lo, hi = g.epsilon_bracket(d)
+                # (the optimistic end, not a guarantee, to the float noise of ε itself)
+                assert M(float(lo)) <= want * (1 + M(2e-15)) and want <= M(float(hi)), (
+                    d, lo, want, hi)
+            else:  # exact: rounded up, to 1e-12
+                got = M(float(g.epsilon(d)))
+                assert want <= got <= want * (1 + M(1e-12)), (d, got, want)

@@ -13,6 +13,8 @@ Each result is also checked against the trade-off axioms, and composed again whe
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
@@ -212,3 +214,46 @@ def test_poisson_add_inverse_negative_eps() -> None:
     for e in (-2.0, -1.0, -0.5, -0.49, -0.1, 0.0, 0.2):
         w = want.delta(M(e))
         assert M(float(inv.upper.delta(e))) <= w <= M(float(inv.lower.delta(e))), e
+
+
+def test_poisson_pair_largest_inverse_loss_rounded_up() -> None:
+    # FDP_REF_SCALE=3: the lower curve of this nested base is ≡ 0 (its +∞ atom is 1 − 5e-17),
+    # and the add pair of f ≡ 0 has the largest inverse loss −log(1 − p), which the mixture's
+    # masses read to the nearest float, 1e-16 below the truth: the conservative δ there was 0
+    # where the true δ is 5.0e-18. The losses of a mixture's masses are now charged with their
+    # rounding (up, and down before its inverse negates them).
+    P1 = [0.017316818237304688, 0.9826831817626953, 0.0]
+    Q1 = [2.47955322265625e-05, 6.103515625e-05, 0.9999141693115234]
+    P2 = [0.008679389953613281, 0.11839485168457031, 0.8729257583618164]
+    Q2 = [1.239776611328125e-05, 0.001895904541015625, 0.9980916976928711]
+    flat = [fdp.from_distributions(P1, Q1)] * 4 + [fdp.from_distributions(P2, Q2)]
+    h = fdp.compose(*flat, numeric=True) ** 2
+    pp = fdp.poisson_subsample(h, 0.9)
+    ref = PL.from_dist(product(power(dist(P1, Q1), 8), power(dist(P2, Q2), 2)))
+    add, rem, _ = poisson(ref, 0.9)
+    e = -math.log1p(-0.9)
+    for got, want in ((pp.add.inverse(), add.inverse()), (pp.remove, rem)):
+        for x in (e * (1 - 1e-15), e, e * (1 + 1e-15)):
+            w = want.delta(M(x))
+            assert M(float(got.upper.delta(x))) <= w <= M(float(got.lower.delta(x))), x
+
+
+def test_hull_with_subnormal_gaps() -> None:
+    # hunt 5 (F4): lower_hull_c compared slopes with a tolerance rtol·max(|s1|, |s2|); at
+    # rtol = 0 a slope overflowed to −∞ (a rise of 0.5 over α = 1e-310) made it NaN and a point
+    # above the hull was kept: min{f, g}** read 0.5 at α = 0 for a true 0.1. Reached through
+    # poisson_subsample(…).symmetric, whose remove inverse has a breakpoint at α = 1.9e-312.
+    from fdp.operations import min_envelope
+    from fdp.tradeoff import PiecewiseLinear as PLC
+
+    f = PLC(np.array([0.0, 0.1, 1.0]), np.array([0.1, 0.0, 0.0]))
+    g = PLC(np.array([0.0, 1e-310, 1e-20, 1.0]), np.array([1.0, 1.0, 0.5, 0.0]))
+    m = min_envelope(f, g)
+    assert abs(float(m(0.0)) - 0.1) < 1e-15 and abs(float(m(0.05)) - 0.05) < 1e-15
+    pair = ([0.0, 1.0], [0.99882675, 0.00117325])
+    h = fdp.compose(*[fdp.from_distributions(*pair)] * 4, numeric=True)
+    s = fdp.poisson_subsample(h, 0.9).symmetric
+    ref = poisson(PL.from_dist(power(dist(*pair), 4)), 0.9)[2]
+    for a in (0.0, 1e-12, 1e-3, 0.3):
+        w = ref.beta(M(a))
+        assert M(float(s.lower(a))) <= w <= M(float(s.upper(a))), a
