@@ -72,9 +72,15 @@ class Gaussian(TradeOff):
         self.mu = check_scalar("mu", mu, low=0.0)
 
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
-        """Φ(Φ⁻¹(1 − α) − μ), rounded down (the guarantee side) by a bound on its round-off:
-        z = Φ⁻¹(1 − α) and w = z − μ to a few ulps of their size, which move log Φ(w) by the
-        normal hazard φ(w)/Φ(w) (≈ |w| for w → −∞, → 0 for w → +∞) times that."""
+        """Φ(Φ⁻¹(1 − α) − μ), rounded down (the guarantee side) by a bound on its round-off."""
+        v, rel, fin = self._value_and_error(alpha)
+        with np.errstate(invalid="ignore"):
+            return np.where(fin, v * np.maximum(1.0 - rel, 0.0), v)
+
+    def _value_and_error(self, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(Φ(w), a bound on its relative round-off, where w is finite), w = Φ⁻¹(1 − α) − μ:
+        z = Φ⁻¹(1 − α) and w to a few ulps of their size, which move log Φ(w) by the normal
+        hazard φ(w)/Φ(w) (≈ |w| for w → −∞, → 0 for w → +∞) times that."""
         with np.errstate(invalid="ignore"):
             z = norm_isf(alpha)
             w = z - self.mu
@@ -82,7 +88,7 @@ class Gaussian(TradeOff):
             with np.errstate(divide="ignore"):
                 hz = norm_hazard(w, np.log(np.maximum(v, 1e-300)))
             rel = 4.0 * UNIT_ROUNDOFF * (1.0 + 2.0 * hz * (np.abs(z) + self.mu + 1.0))
-            return np.where(np.isfinite(w), v * np.maximum(1.0 - rel, 0.0), v)
+        return v, rel, np.isfinite(w)
 
     def inverse(self) -> Gaussian:
         """G_μ is symmetric: G_μ⁻¹ = G_μ."""
@@ -151,15 +157,10 @@ class _OptimisticGaussian(Gaussian):
     G_μ would lie 1e-12 relative on the wrong side."""
 
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
+        v, rel, fin = self._value_and_error(alpha)
         with np.errstate(invalid="ignore"):
-            z = norm_isf(alpha)
-            w = z - self.mu
-            v = norm_cdf(w)
-            with np.errstate(divide="ignore"):
-                hz = norm_hazard(w, np.log(np.maximum(v, 1e-300)))
-            rel = 4.0 * UNIT_ROUNDOFF * (1.0 + 2.0 * hz * (np.abs(z) + self.mu + 1.0))
             up = np.minimum(v * (1.0 + rel), np.maximum(1.0 - alpha, 0.0))
-            return np.where(np.isfinite(w), np.maximum(up, v), v)
+            return np.where(fin, np.maximum(up, v), v)
 
     def _as_upper(self) -> Gaussian:
         return self
