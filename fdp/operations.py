@@ -425,6 +425,8 @@ def symmetrize(f: TradeOff) -> TradeOff:
         raise TypeError(f"f must be a TradeOff, got {type(f).__name__}")
     if isinstance(f, (Gaussian, Laplace, EpsDelta, Identity, Subsampled)):
         return f
+    if isinstance(f, PiecewiseLinear) and _mirror_masses(f):
+        return f  # T(P, Q) = T(Q, P) exactly: min{f, f⁻¹}** = f
     if isinstance(f, PiecewiseLinear):
         return _named(min_envelope(f, f.inverse(), symmetric=True), f"symmetrize({f!r})")
     if isinstance(f, Bracketed):
@@ -445,6 +447,19 @@ def symmetrize(f: TradeOff) -> TradeOff:
             name=f"symmetrize({f!r})",
         )
     return symmetrize(f.to_piecewise())
+
+
+def _mirror_masses(f: PiecewiseLinear) -> bool:
+    """Whether f's outcome masses are exactly their own mirror (p_j, q_j, ℓ_j) ↔ (q, p, −ℓ),
+    i.e. f = f⁻¹ (randomized response at any ε, where a hull of breakpoints whose kinks
+    underflowed read rr(800) as perfectly revealing). Exact float equality only."""
+    if f.kind != "exact" or f._mass_qinf != 0.0:
+        return False
+    p, q, loss = f._masses  # sorted by decreasing loss
+    if np.isneginf(loss).any():
+        return False
+    return bool(np.array_equal(loss, -loss[::-1]) and np.array_equal(p, q[::-1])
+                and np.array_equal(q, p[::-1]))
 
 
 # ------------------------------------------------------------------------ subsampling

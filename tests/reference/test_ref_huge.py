@@ -163,3 +163,15 @@ def test_group_of_huge_eps(eps: float) -> None:
             else:  # exact: rounded up, to 1e-12
                 got = M(float(g.epsilon(d)))
                 assert want <= got <= want * (1 + M(1e-12)), (d, got, want)
+
+
+@pytest.mark.parametrize("eps", [1.0, 800.0])
+def test_symmetrize_mirror_pair(eps: float) -> None:
+    # rr(ε) is its own inverse; at ε = 800 the hull of its breakpoints (kinks underflowed)
+    # read it as perfectly revealing (ε = ∞). A pair whose masses mirror exactly is returned.
+    f = fdp.mechanisms.randomized_response(eps)
+    g = fdp.symmetrize(f)
+    with mp.workdps(40):
+        want = _rr_power_epsilon(eps, 1, 1e-3)
+        got = M(float(g.epsilon(1e-3)))
+        assert want <= got <= want * (1 + M(1e-12)), (got, want)
