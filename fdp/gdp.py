@@ -177,39 +177,41 @@ def delta(mu: Any, eps: Any) -> float | np.ndarray:
     return float(out) if np.ndim(out) == 0 else out
 
 
-def _epsilon_scalar(m: float, d: float) -> float:
+def _epsilon_scalar(m: float, d: float, down: bool = False) -> float:
+    """ε(δ) of μ-GDP for one (μ, δ), rounded up (a guarantee) or, with ``down``, rounded down
+    from the rounded-down δ (the optimistic side of a bracket whose curve is G_μ)."""
     m, d = float(m), float(d)  # Python floats: overflow to inf without a warning
     if m == 0.0 or d >= 1.0:
         return 0.0
-    if d == 0.0:
-        return math.inf
-    if m == math.inf:
+    if d == 0.0 or m == math.inf:
         return math.inf
     target = math.log(d)
-    if _log_delta_scalar(m, 0.0) <= target:
-        return 0.0
+    log_delta = _log_delta_lower_scalar if down else _log_delta_scalar
 
     def g(e: float) -> float:
-        return _log_delta_scalar(m, e) - target
+        return log_delta(m, e) - target
 
+    if g(0.0) <= 0:
+        return 0.0
     hi = m * m / 2.0 + m * math.sqrt(2.0 * max(-target, 1.0)) + 1.0
     while math.isfinite(hi) and g(hi) > 0:
         hi *= 2.0
     if not math.isfinite(hi):
         hi = _FLOAT_MAX
         if g(hi) > 0:  # the exact ε exceeds the largest float: inf is the conservative answer
-            return math.inf
+            return _FLOAT_MAX if down else math.inf  # (and the largest float a lower bound)
     e = float(optimize.brentq(g, 0.0, hi, xtol=1e-300, rtol=1e-15, maxiter=5000))
-    # round up: the reported ε must satisfy δ(ε) ≤ delta (conservative)
     for _ in range(64):
-        if g(e) <= 0:
-            break
-        e = math.nextafter(e, math.inf) if e > 0 else 5e-324
-        e *= 1.0 + 2e-16
+        if down:  # round down: δ(e) ≥ delta there, so e is below the exact ε
+            if g(e) >= 0:
+                break
+            e = math.nextafter(e, 0.0) * (1.0 - 2e-16)
+        else:  # round up: the reported ε must satisfy δ(ε) ≤ delta (conservative)
+            if g(e) <= 0:
+                break
+            e = math.nextafter(e, math.inf) if e > 0 else 5e-324
+            e *= 1.0 + 2e-16
     return e
-
-
-_epsilon_v = np.vectorize(_epsilon_scalar, otypes=[float])
 
 
 def _log_delta_lower_scalar(m: float, e: float) -> float:
@@ -221,37 +223,11 @@ def _log_delta_lower_scalar(m: float, e: float) -> float:
     return val - margin if math.isfinite(margin) else -math.inf
 
 
-def _epsilon_lower_scalar(m: float, d: float) -> float:
-    """The ε(δ) of :func:`epsilon` rounded down: from the rounded-down δ, whose root lies below
-    the exact ε, then stepped down until δ there is at least ``d``."""
-    m, d = float(m), float(d)
-    if m == 0.0 or d >= 1.0:
-        return 0.0
-    if d == 0.0 or m == math.inf:
-        return math.inf
-    target = math.log(d)
-
-    def g(e: float) -> float:
-        return _log_delta_lower_scalar(m, e) - target
-
-    if g(0.0) <= 0:
-        return 0.0
-    hi = m * m / 2.0 + m * math.sqrt(2.0 * max(-target, 1.0)) + 1.0
-    while math.isfinite(hi) and g(hi) > 0:
-        hi *= 2.0
-    if not math.isfinite(hi):
-        hi = _FLOAT_MAX
-        if g(hi) > 0:  # the exact ε exceeds the largest float, which is below it
-            return _FLOAT_MAX
-    e = float(optimize.brentq(g, 0.0, hi, xtol=1e-300, rtol=1e-15, maxiter=5000))
-    for _ in range(64):
-        if g(e) >= 0:
-            break
-        e = math.nextafter(e, 0.0) * (1.0 - 2e-16)
-    return e
+_epsilon_v = np.vectorize(_epsilon_scalar, otypes=[float])
 
 
-_epsilon_lower_v = np.vectorize(_epsilon_lower_scalar, otypes=[float])
+_epsilon_lower_v = np.vectorize(lambda m, d: _epsilon_scalar(m, d, down=True),
+                                otypes=[float])
 _log_delta_lower_v = np.vectorize(_log_delta_lower_scalar, otypes=[float])
 
 

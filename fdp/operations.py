@@ -26,7 +26,7 @@ from ._numerics import UNIT_ROUNDOFF, line_envelope, lower_hull_c, norm_cdf, nor
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Bracketed
-from .tradeoff import Inverse, LossBins, PiecewiseLinear, TradeOff
+from .tradeoff import Inverse, LossBins, PiecewiseLinear, TradeOff, _swap_masses
 
 __all__ = [
     "group",
@@ -100,32 +100,35 @@ def max_curve(f: PiecewiseLinear, g: PiecewiseLinear) -> PiecewiseLinear:
     return PiecewiseLinear(x, y, kind=kind)
 
 
+def _mixed_losses(loss: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
+    """Losses of p f + (1 − p) Id outcome by outcome, ℓ' = log(1 − p + p e^ℓ), and a bound on
+    their rounding (≤ 4 ulps each of log1p, logaddexp and the given loss), to be charged on a
+    curve's side: up on it, down before an inverse negates them. (Read to the nearest float,
+    the add pair of f ≡ 0 put its inverse's largest loss −log(1 − p) 1e-16 below the truth,
+    where δ is 5e-18, not 0.)"""
+    lp1 = math.log1p(-p) if p < 1.0 else -np.inf
+    with np.errstate(divide="ignore", invalid="ignore"):
+        new_loss = np.logaddexp(lp1, math.log(p) + loss)
+        err = 4.0 * UNIT_ROUNDOFF * (np.abs(new_loss) + (abs(lp1) if p < 1.0 else 0.0)
+                                     + np.where(np.isfinite(loss), np.abs(loss), 0.0))
+    return new_loss, np.where(np.isfinite(new_loss), err, 0.0)
+
+
 def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     """f_p = p f + (1 − p) Id for a PL curve (exact): T(P, (1 − p)P + pQ), outcome by outcome
-    (loss ℓ ↦ log(1 − p + p e^ℓ); Q's +∞ atom keeps P-mass 0)."""
+    (loss ℓ ↦ log(1 − p + p e^ℓ); Q's +∞ atom keeps P-mass 0). Its inverse is built alongside,
+    with the losses' rounding charged the other way."""
+    rtol = f._mass_rtol + 8.0 * UNIT_ROUNDOFF
     if not f._bound and f._side == "lower" and p > 0.0:  # from the masses: no running sums
         pm, qm, loss = f._masses
-        lp1 = math.log1p(-p) if p < 1.0 else -np.inf
-        with np.errstate(divide="ignore", invalid="ignore"):
-            new_loss = np.logaddexp(lp1, math.log(p) + loss)
-            # the rounding of log1p, logaddexp and of the given loss (≤ 4 ulps of each),
-            # charged up on the curve (δ up) and down before its inverse negates it: the
-            # add pair of f ≡ 0 has its largest inverse loss at −log(1 − p), and read to the
-            # nearest float it sat 1e-16 below the truth, where δ is 5e-18, not 0
-            err = 4.0 * UNIT_ROUNDOFF * (np.abs(new_loss) + (abs(lp1) if p < 1.0 else 0.0)
-                                         + np.where(np.isfinite(loss), np.abs(loss), 0.0))
-            err = np.where(np.isfinite(new_loss), err, 0.0)
+        new_loss, err = _mixed_losses(loss, p)
         qq = (1.0 - p) * pm + p * qm
-        rtol = f._mass_rtol + 8.0 * UNIT_ROUNDOFF
         mix = PiecewiseLinear.from_masses(
             pm, qq, q_inf=p * f._mass_qinf, loss=new_loss + err, kind=f.kind, mass_rtol=rtol,
         )
-        low = new_loss - err
-        neg = np.isneginf(low)  # P-only outcomes become the +∞ atom of T(Q, P)
+        (ip, iq, il), iq_inf = _swap_masses(pm, qq, new_loss - err, p * f._mass_qinf)
         inv = PiecewiseLinear.from_masses(
-            np.append(qq[~neg], p * f._mass_qinf), np.append(pm[~neg], 0.0),
-            q_inf=float(pm[neg].sum()), loss=np.append(-low[~neg], -np.inf), kind=f.kind,
-            mass_rtol=rtol,
+            ip, iq, q_inf=iq_inf, loss=il, kind=f.kind, mass_rtol=rtol,
         )
         mix._inverse_of, inv._inverse_of = inv, mix
         return mix
@@ -150,42 +153,30 @@ def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     r = (4.0 if f._side == "upper" else -4.0) * UNIT_ROUNDOFF
     bp = np.minimum(bp * (1.0 + r), 1.0)
     bcp = np.maximum(bcp * (1.0 - r), 0.0)
-    q_inf = float(bcp[0])
     mass_q_inf = p * f._qinf  # (the atom of the breakpoints the segments come from)
-    rtol = f._mass_rtol + 8.0 * UNIT_ROUNDOFF
-    other = "lower" if f._side == "upper" else "upper"
 
     def masses(side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         pm, qm, loss = f._segments_on(side)
         keep = (pm > 0) | (qm > 0)
         pm, qm, loss = pm[keep], qm[keep], loss[keep]
-        lp1 = math.log1p(-p) if p < 1.0 else -np.inf
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lt = math.log(p) + loss
-            new_loss = np.logaddexp(lp1, lt)
-            # logaddexp's rounding, a few ulps of its inputs, charged on ``side``
-            err = 4.0 * UNIT_ROUNDOFF * (np.abs(new_loss) + (abs(lp1) if p < 1.0 else 0.0))
-            err = np.where(np.isfinite(new_loss), err, 0.0)
-        new_loss = new_loss + (err if side == "lower" else -err)
-        out = (pm, (1.0 - p) * pm + p * qm, new_loss)
-        for arr in out:
+        new_loss, err = _mixed_losses(loss, p)
+        return pm, (1.0 - p) * pm + p * qm, new_loss + (err if side == "lower" else -err)
+
+    def frozen(arrs: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+        for arr in arrs:
             arr.setflags(write=False)
-        return out
+        return arrs
 
     mix = PiecewiseLinear(
-        a, bp, alpha_c=f._ac, beta_c=bcp, q_inf=q_inf, kind=f.kind, side=f._side, bound=True,
-        masses=masses(f._side), mass_q_inf=mass_q_inf, mass_rtol=rtol,
+        a, bp, alpha_c=f._ac, beta_c=bcp, q_inf=float(bcp[0]), kind=f.kind, side=f._side,
+        bound=True, masses=frozen(masses(f._side)), mass_q_inf=mass_q_inf, mass_rtol=rtol,
     )
-    pm, qm, loss = masses(other)
-    neg = np.isneginf(loss)  # P-only outcomes become the +∞ atom of T(Q, P)
-    ll = np.append(-loss[~neg][::-1], -np.inf)
-    inv_masses = (np.append(qm[~neg][::-1], mass_q_inf), np.append(pm[~neg][::-1], 0.0), ll)
-    for arr in inv_masses:
-        arr.setflags(write=False)
+    inv_masses, inv_atom = _swap_masses(*masses("lower" if f._side == "upper" else "upper"),
+                                        mass_q_inf)
     ia, iac, ib, ibc = mix._swapped()
     inv = PiecewiseLinear(
         ia, ib, alpha_c=iac, beta_c=ibc, q_inf=float(ibc[0]), kind=f.kind, side=f._side,
-        bound=True, masses=inv_masses, mass_q_inf=float(pm[neg].sum()), mass_rtol=rtol,
+        bound=True, masses=frozen(inv_masses), mass_q_inf=inv_atom, mass_rtol=rtol,
     )
     mix._inverse_of, inv._inverse_of = inv, mix
     return mix

@@ -709,13 +709,9 @@ class PiecewiseLinear(TradeOff):
                 p, q, loss = self._segments_on("upper" if self._side == "lower" else "lower")
                 keep = (p > 0) | (q > 0)
                 p, q, loss = p[keep], q[keep], loss[keep]
-            neg = np.isneginf(loss)  # P-only outcomes become the +∞ atom of T(Q, P)
-            pp = np.append(q[~neg], atom)
-            qq = np.append(p[~neg], 0.0)
-            ll = np.append(-loss[~neg], -np.inf)
+            (pp, qq, ll), q_inf = _swap_masses(p, q, loss, atom)
             return PiecewiseLinear.from_masses(
-                pp, qq, q_inf=float(p[neg].sum()), loss=ll, kind=self.kind,
-                mass_rtol=self._mass_rtol,
+                pp, qq, q_inf=q_inf, loss=ll, kind=self.kind, mass_rtol=self._mass_rtol,
             )
         a, ac, b, bc = self._swapped()
         return PiecewiseLinear(a, b, alpha_c=ac, beta_c=bc, kind=self.kind)
@@ -781,6 +777,18 @@ class PiecewiseLinear(TradeOff):
             return self._name
         return f"PiecewiseLinear({self._a.size} breakpoints, kind={self.kind!r})"
 
+
+
+def _swap_masses(
+    p: np.ndarray, q: np.ndarray, loss: np.ndarray, atom: float
+) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], float]:
+    """The masses of T(Q, P) from those of T(P, Q) (sorted by decreasing loss) and its +∞ atom:
+    P and Q swapped, losses negated and reversed (still decreasing); P-only outcomes (loss −∞)
+    become the +∞ atom, the +∞ atom a P-only outcome. Returns ((p', q', loss'), q_inf')."""
+    neg = np.isneginf(loss)
+    out = (np.append(q[~neg][::-1], atom), np.append(p[~neg][::-1], 0.0),
+           np.append(-loss[~neg][::-1], -np.inf))
+    return out, float(p[neg].sum())
 
 
 def _monotone_losses(loss: np.ndarray, side: str = "lower") -> np.ndarray:
