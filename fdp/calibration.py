@@ -449,12 +449,13 @@ class _Risk:
             h = compose(step if part == "add" else step.inverse(), repeat=t, numeric=True, tol=tol)
         try:
             npts = int(getattr(h, "info", {}).get("grid_points", 0) or 0)
+            # (the brackets: taking h.upper would build the far-tail grid, see Bracketed)
             if self.kind == "eps":
-                cons = float(h.epsilon(self.b))
-                opt = float(h.upper.epsilon(self.b))
+                lo, hi = h.epsilon_bracket(self.b)
+                opt, cons = float(lo), float(hi)
             elif self.kind == "advantage":
-                cons = float(risk.advantage(h))
-                opt = float(h.upper.delta(0.0))
+                lo, hi = h.delta_bracket(0.0)  # δ(0): the advantage (risk.advantage)
+                opt, cons = float(lo), float(hi)
             else:  # TPR at FPR b
                 cons = float(risk.tpr(h, self.b))
                 opt = float(risk.tpr(h.upper, self.b))
@@ -713,14 +714,34 @@ def _solve(
         x3, guess, used = _certify(probe, x3, cons3, tol3, tol_f, slope, gap, room, x_max,
                                    max_evals - evals)
         evals += used
-    # ---- 3. the default-accuracy check alone: from the best guess, step outwards (doubling)
-    # until a pass and a failed check bracket the root, then bisect
+    # ---- 3. the default-accuracy check alone: from the best guess, aim a quarter gap either
+    # side of the root of the conservative bound predicted by the secant of the last two checks
+    # (the slope before that), and where that root is not inside the bracket (lo, hi), step
+    # outwards (doubling) until a pass and a failed check bracket it, then bisect. (Where x is
+    # evaluated only decides how fast the search ends: the answer is the largest certified pass.)
     step, x = gap, guess
+    pts: list[tuple[float, float]] = []  # (x, log(conservative / target)) at the default tol
     while evals < max_evals + 200 and not done():
-        probe.check(min(x, x_max), _TOL_DEFAULT)
+        xe = min(x, x_max)
+        _, cons = probe.check(xe, _TOL_DEFAULT)
         evals += 1
+        if 0.0 < cons < math.inf:
+            pts.append((xe, math.log(cons / probe.a)))
         lo, hi = probe.lo(), probe.hi()
-        if hi - lo <= 4.0 * step:
+        r = math.nan
+        if len(pts) >= 2 and abs(pts[-1][0] - pts[-2][0]) > 0.0:
+            (x1, f1), (x2, f2) = pts[-2], pts[-1]
+            sl = (f2 - f1) / (x2 - x1)
+            r = x2 - f2 / sl if sl > 0.0 else math.nan
+        elif pts and slope > 0.0:
+            r = pts[-1][0] - pts[-1][1] / slope
+        if lo < r < hi and hi - lo > gap:
+            # a pass within half a gap below the root, then a failure within a gap above lo
+            x = r - 0.25 * gap if r - lo > 0.5 * gap else min(lo + 0.9 * gap, r + 0.25 * gap)
+            x = min(max(x, lo + 0.05 * gap), hi - 0.05 * gap)
+            if any(abs(x - p) < 1e-3 * gap for p, _ in pts):
+                x = 0.5 * (lo + hi)
+        elif hi - lo <= 4.0 * step:
             x = 0.5 * (lo + hi)
         elif x <= lo:  # passed: look further up
             x, step = lo + step, 2.0 * step

@@ -15,7 +15,11 @@ import numpy as np
 
 from .tradeoff import LossBins, PiecewiseLinear, TradeOff
 
-__all__ = ["Bracketed", "Approximation"]
+__all__ = ["Bracketed", "Approximation", "DEEP_DELTA"]
+
+#: Queries at δ below this are *deep*: a curve built for the bulk (the engine's default grid)
+#: first rebuilds itself on its deep grid, and the closed-form tail bound is consulted.
+DEEP_DELTA = 1e-12
 
 
 class Bracketed(TradeOff):
@@ -32,6 +36,16 @@ class Bracketed(TradeOff):
         Facts about how the bracket was computed (grid spacing, tail masses, …).
     inverse : callable, optional
         Builds the inverse curve with its own bracket (used by the composition engine).
+    tail : optional
+        A certified closed-form upper bound on δ (:class:`fdp.tails.TailBound`), consulted for
+        deep queries (δ < :data:`DEEP_DELTA`), where the grid gives ε = ∞, and when the grid
+        was capped.
+    refine : callable, optional
+        Builds a tighter bracket of the same curve for the far tail (the engine's deep grid).
+        It replaces this one, once, on the first query at δ < :data:`DEEP_DELTA` (or at an ε
+        where the lower curve's δ is below it), and whenever ``lower``, ``upper`` or the
+        curve's values are taken: only ε(δ), δ(ε) and their brackets are answered from the bulk
+        grid. Both brackets are certified; values may tighten when it is replaced.
 
     Examples
     --------
@@ -43,6 +57,7 @@ class Bracketed(TradeOff):
     """
 
     kind = "bracket"
+    _refine: Callable[[], TradeOff] | None = None
 
     def __init__(
         self,
@@ -53,6 +68,7 @@ class Bracketed(TradeOff):
         info: dict[str, Any] | None = None,
         inverse: Callable[[], Bracketed] | None = None,
         tail: Any = None,
+        refine: Callable[[], TradeOff] | None = None,
     ) -> None:
         self._lower = lower
         self._upper = upper
@@ -60,17 +76,59 @@ class Bracketed(TradeOff):
         self.info: dict[str, Any] = dict(info or {})
         self._inverse = inverse
         self._tail = tail  # a certified closed-form upper bound on δ (fdp.tails.TailBound)
+        self._refine = refine
+
+    def _deepen(self, need: Any = True) -> None:
+        """Replace the bracket by the deep one (once) if ``need`` (any true entry)."""
+        if self._refine is None or not np.any(need):
+            return
+        build, self._refine = self._refine, None
+        deep = build()
+        if not isinstance(deep, Bracketed):  # pragma: no cover - the engine always brackets
+            return
+        deep._deepen()
+        self._lower, self._upper = deep._lower, deep._upper
+        self.info.update(deep.info)
+        if self._tail is None:
+            self._tail = deep._tail
+
+    def deepen(self) -> Bracketed:
+        """Build the deep (far-tail) grid now, if this curve has one to build, and return self.
+
+        Queries build it on their own when they need it (δ below :data:`DEEP_DELTA`), and so
+        does taking ``lower``/``upper``; this is for reports and timings that want one bracket
+        throughout.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> h = fdp.compose(fdp.Gaussian(0.1), repeat=100, numeric=True)
+        >>> h.info["grid_mode"], h.deepen().info["grid_mode"]
+        ('fast', 'deep')
+        """
+        self._deepen()
+        return self
 
     @property
     def lower(self) -> PiecewiseLinear:
         """The certified lower curve (pessimistic: less privacy than the truth)."""
-        if not isinstance(self._lower, TradeOff):
-            self._lower = self._lower()
-        return self._lower
+        self._deepen()
+        return self._side_lower()
 
     @property
     def upper(self) -> PiecewiseLinear:
         """The certified upper curve (optimistic: more privacy than the truth)."""
+        self._deepen()
+        return self._side_upper()
+
+    def _side_lower(self) -> PiecewiseLinear:
+        """The lower curve of the bracket as it stands (bulk or deep)."""
+        if not isinstance(self._lower, TradeOff):
+            self._lower = self._lower()
+        return self._lower
+
+    def _side_upper(self) -> PiecewiseLinear:
+        """The upper curve of the bracket as it stands (bulk or deep)."""
         if not isinstance(self._upper, TradeOff):
             self._upper = self._upper()
         if isinstance(self._upper, PiecewiseLinear) and self._upper._side != "upper":
@@ -85,18 +143,29 @@ class Bracketed(TradeOff):
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """The best certified δ: the lower curve's, or the closed-form tail bound where smaller
         (both are upper bounds on the true δ, so their minimum is one too)."""
-        d = self.lower._delta(eps)
-        if self._tail is not None:
+        d = self._side_lower()._delta(eps)
+        if self._refine is not None and np.any(d < DEEP_DELTA):
+            self._deepen()
+            d = self._side_lower()._delta(eps)
+        if self._tail is not None and self._consult_tail(d):
             d = np.minimum(d, self._tail.delta(eps))
         return d
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
-        e = self.lower._epsilon(delta)
-        if self._tail is not None:
+        self._deepen(np.asarray(delta) < DEEP_DELTA)
+        e = self._side_lower()._epsilon(delta)
+        if self._tail is not None and self._consult_tail(delta, e):
             e = np.minimum(e, self._tail.epsilon(delta))
         if self.info.get("capped_tol") is not None:
             self._warn_width(delta, e)
         return e
+
+    def _consult_tail(self, delta: Any, eps: Any = 0.0) -> bool:
+        """Whether the closed-form tail bound can beat the grid: at deep δ, where the grid's ε
+        is ∞, or when the grid was capped (elsewhere the grid is far tighter; skipping the
+        bound only ever keeps the larger of two certified values)."""
+        return bool(np.any(np.asarray(delta) < DEEP_DELTA) or not np.all(np.isfinite(eps))
+                    or self.info.get("grid_capped"))
 
     def _warn_width(self, delta: np.ndarray, hi: np.ndarray) -> None:
         """When the engine's grid was capped (memory), say at query time how wide the certified
@@ -106,7 +175,7 @@ class Bracketed(TradeOff):
         from .pld import AccuracyWarning
 
         tol = float(self.info["capped_tol"])
-        lo = np.asarray(self.upper._epsilon(delta), dtype=float)
+        lo = np.asarray(self._side_upper()._epsilon(delta), dtype=float)
         hi = np.asarray(hi, dtype=float)
         with np.errstate(invalid="ignore", divide="ignore"):
             width = np.where(hi > 0, (hi - lo) / hi, 0.0)
@@ -125,7 +194,22 @@ class Bracketed(TradeOff):
     def epsilon_bracket(self, delta: Any) -> tuple[Any, Any]:
         """Certified (lower, upper) bounds on the exact ε(δ): the upper curve's ε and the best
         certified ε (:meth:`epsilon`)."""
-        return self.upper.epsilon(delta), self.epsilon(delta)
+        hi = self.epsilon(delta)  # (first: it may rebuild the bracket for a deep δ)
+        return self._side_upper().epsilon(delta), hi
+
+    def delta_bracket(self, eps: Any) -> tuple[Any, Any]:
+        """Certified (lower, upper) bounds on the exact δ(ε): the upper curve's δ and the best
+        certified δ (:meth:`delta`).
+
+        Examples
+        --------
+        >>> import fdp
+        >>> lo, hi = fdp.compose(fdp.Laplace(0.1), repeat=100, numeric=True).delta_bracket(1.0)
+        >>> bool(0 < lo <= hi)
+        True
+        """
+        hi = self.delta(eps)
+        return self._side_upper().delta(eps), hi
 
     def certificate(self, delta: float) -> dict[str, Any]:
         """The conservative ε(δ) and what certified it: ``"grid"`` (the lower curve of the
@@ -138,7 +222,8 @@ class Bracketed(TradeOff):
         >>> fdp.compose(fdp.Gaussian(0.3), repeat=10, numeric=True).certificate(1e-6)["source"]
         'grid'
         """
-        grid = float(self.lower.epsilon(delta))
+        self._deepen(delta < DEEP_DELTA)
+        grid = float(self._side_lower().epsilon(delta))
         tail = float(self._tail.epsilon(np.array([delta]))[0]) if self._tail else float("inf")
         if tail < grid:
             return {"epsilon": tail, "source": "tail bound", "grid": grid}
@@ -188,8 +273,8 @@ class Bracketed(TradeOff):
         True
         """
         state = self.__dict__.copy()
-        state["_lower"] = self.lower
-        state["_upper"] = self.upper
+        state["_lower"] = self._side_lower()
+        state["_upper"] = self._side_upper()
         inv = state.get("_inverse")
         if inv is not None and not isinstance(inv, (Bracketed, _Recompose)):
             state["_inverse"] = _Recompose.of(inv)

@@ -80,15 +80,25 @@ by composing: no per-step error accumulates beyond the per-curve ones.
    The drift below a curve's loss support (a difference of P-masses) reaches large ε only
    through the upper tail of the rest of the sum and is weighted by σ/(σ + 3). h starts from the
    smooth-case estimate (D_i ≈ h²/8) and is refined or coarsened until the width at
-   ε_ref = mean + 3σ is at most 0.8·tol·ε_ref and the δ error at δ ≈ 1e-10 is at most
-   0.6·10·tol. Measured, the prediction is within a few percent of the achieved width on the
-   Gaussian, Laplace and DP-SGD workloads. It chooses h only; the bracket is certified for any h.
+   ε_ref = mean + 3σ is at most 0.8·tol·ε_ref and, on the deep grid (step 6), the δ error at
+   δ ≈ 1e-30 is at most 0.6·10·tol. Measured, the prediction is within a few percent of the
+   achieved width on the Gaussian, Laplace and DP-SGD workloads. It chooses h only; the bracket
+   is certified for any h. A window that does not fit MAX_GRID points is re-planned coarser (the
+   better of a re-plan at a larger tol, which keeps atoms aligned, and a coarser fixed step).
+6. **Two grids.** By default the grid is built for the bulk (``FAST``): the step meets the width
+   target at ε_ref only, the window reaches a Chernoff tail of 1e-24, and the FFT is tilted at
+   the 1e-12 point of the tail. It answers every query at δ ≥ 1e-12
+   (:data:`fdp.numeric.DEEP_DELTA`) within ``tol``. The first deeper query, or any use of the
+   curves themselves (``lower``/``upper``, values, plots, operations), replaces it once by the
+   ``DEEP`` grid (the δ target above, window 1e-36, tilts at 1e-12 and 1e-28). MNIST DP-SGD:
+   0.11 s instead of 0.46 s for ε(1e-5); a query at δ = 1e-20 then adds the deep build. A grid
+   at its memory cap is built deep at once (it would cost as much).
 
-Accuracy of δ(ε) at the defaults (measured; tests/reference/test_ref_tail.py checks it against
-closed forms and quadrature): both sides within 1 % of the true δ down to δ = 1e-30 for
-Gaussian, Laplace and DP-SGD compositions (the MNIST schedule's ε bracket at 1e-30 is 2e-5
-wide, relative). Below the window (Chernoff tail 1e-36) the conservative side is the closed-form
-tail bound and the bracket widens, but stays finite down to δ = 1e-300.
+Accuracy of δ(ε) (measured; tests/reference/test_ref_tail.py checks it against closed forms and
+quadrature): both sides within 1 % of the true δ down to δ = 1e-30 for Gaussian, Laplace and
+DP-SGD compositions (on the deep grid, which such queries build; the MNIST schedule's ε bracket
+at 1e-30 is 2e-5 wide, relative). Below the window (Chernoff tail 1e-36) the conservative side
+is the closed-form tail bound and the bracket widens, but stays finite down to δ = 1e-300.
 
 Memory is bounded: the composed window is capped at 2²¹ points and each component's grid at
 2²⁰, so one composition stays under about 0.6 GB (measured on ``dpsgd(0.5, 1e-4, 1000)``, 1.6 GB
@@ -102,7 +112,7 @@ from __future__ import annotations
 import math
 import warnings
 import weakref
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from scipy import fft as sfft
@@ -134,6 +144,25 @@ MAX_OPT_LOSS = 700.0
 H_MIN, H_MAX = 1e-7, 0.1
 #: failure probability of the coupling bound for curves composed in coupled mode
 ETA = 1e-14
+
+
+class _Mode(NamedTuple):
+    """What a grid is built for: the bulk (``FAST``, every δ ≥ :data:`fdp.numeric.DEEP_DELTA`)
+    or the far tail (``DEEP``, δ(ε) within 1 % down to δ = 1e-30). Both are certified; they differ
+    only in where the grid spends its points."""
+
+    #: the planner also bounds the relative δ error at mean + k_sd·sd (None: the bulk width only)
+    k_sd: float | None
+    #: Chernoff bound required on each side of the composed window
+    window_tail: float
+    #: Chernoff levels of the composed upper tail at which the FFT is tilted
+    tilt_levels: tuple[float, ...]
+    #: gentler tilts and FFT padding are added only where the mass above exceeds this
+    tail_floor: float
+
+
+FAST = _Mode(k_sd=None, window_tail=1e-24, tilt_levels=(1e-12,), tail_floor=1e-14)
+DEEP = _Mode(k_sd=11.3, window_tail=WINDOW_TAIL, tilt_levels=(1e-12, 1e-28), tail_floor=1e-40)
 
 
 # ------------------------------------------------------------------------------ discretizations
@@ -702,6 +731,7 @@ def _plan(
     upper_items: list[tuple[TradeOff, int]],
     tol: float,
     grid_step: float | None,
+    mode: _Mode = DEEP,
 ) -> tuple[list[_Component], float, dict[str, Any]]:
     """Components on a grid whose predicted bracket width meets ``tol`` (step 5)."""
     counts = [n for _, n in lower_items]
@@ -718,8 +748,10 @@ def _plan(
     # relative δ error of the lower curve ≈ (2/3) R² · drift at the ε where δ ≈ 1e-30 (about
     # mean + 11.3 sd; the lower side carries ~2/3 of the drift): keep it ≤ 0.6 · 10 tol, leaving
     # room for the round-off floor. As an ε-width at ε_ref that is 9 tol · R / R₁₀².
-    r10 = (mean + 11.3 * math.sqrt(var)) / max(var, 1e-300) + 0.5  # δ ≈ 1e-30
-    target = min(0.8 * tol * eps_ref, 9.0 * tol * (ratio / r10) / r10)
+    target = 0.8 * tol * eps_ref
+    if mode.k_sd is not None:  # (DEEP: k_sd = 11.3, δ ≈ 1e-30)
+        r10 = (mean + mode.k_sd * math.sqrt(var)) / max(var, 1e-300) + 0.5
+        target = min(target, 9.0 * tol * (ratio / r10) / r10)
     # no grid finer than 2²² points over a component's support or over the composed window
     spans = [np.subtract(*_support(c, TAIL)[::-1]) for c, _ in lower_items + upper_items]
     h_floor = max(H_MIN, max(spans) / 2**20, 24.0 * math.sqrt(var) / 2**21)
@@ -730,6 +762,15 @@ def _plan(
                                                                       strict=True))
     h = grid_step if grid_step is not None else 0.95 * math.sqrt(target / (ratio * smooth / 8))
     h = min(max(h, h_floor), max(H_MAX, h_floor))
+    if grid_step is None and all(float(m.sum()) < 1e-9 for _, m in atoms):
+        # no atoms: the drift is smooth in h (D ≈ c h², c stable within ~15 % from 8h down to
+        # h on DP-SGD steps, but 1.6–3.5x the h²/8 guess), so measure c on a probe grid 4x
+        # coarser, at a quarter of the cost, and build once at the step it predicts (instead
+        # of a first build at the guess that missed the target and a second one)
+        h = min(4.0 * h, max(H_MAX, h_floor))
+        aim = 0.85  # (c measured 4x coarser is up to ~15 % low: aim below the target)
+    else:
+        aim = 0.95
     history: list[tuple[float, float]] = []  # (step, predicted width)
     good: tuple[list[_Component], float, float] | None = None  # coarsest plan meeting the target
     while True:
@@ -768,13 +809,53 @@ def _plan(
             continue
         if good is not None or hh <= h_floor or len(history) >= 6:
             break
-        h = max(hh * min(0.9, max(0.1, 0.95 * (target / pred) ** (1.0 / a))), h_floor)
+        h = max(hh * min(0.9, max(0.1, aim * (target / pred) ** (1.0 / a))), h_floor)
+        aim = 0.95
     if good is not None:  # its components carry the modes chosen for them
         comps, hh, pred = good
     info = {
         "predicted_width": pred, "eps_ref": eps_ref, "refinements": len(history) - 1,
         "coupled": [c.coupled for c in comps],
     }
+    return comps, hh, info
+
+
+def _capped_plan(
+    lower_items: list[tuple[TradeOff, int]], upper_items: list[tuple[TradeOff, int]],
+    tol: float, grid_step: float | None, h: float, mode: _Mode,
+) -> tuple[list[_Component], float, dict[str, Any]]:
+    """A coarser plan whose composed window fits MAX_GRID points, when the plan at ``tol``
+    (step h) does not: the one with the smaller predicted width of two searches. (1) Re-plan
+    for a larger tol, so that the planner still aligns the atoms with the grid. (2) Coarsen the
+    step itself (``h·1.05·need/MAX_GRID``; a step off the atoms' lattice drifts and the drift
+    widens the window, but a step that happens to align can be better: Laplace(0.1)^{10⁸} fits
+    at h = 0.0125, width 551, by (1) and at h = 0.0154, width 221, by (2)), and a few coarser
+    steps than (2)'s. A user's step is only coarsened."""
+    found: list[tuple[float, list[_Component], float, dict[str, Any]]] = []
+    if grid_step is None:
+        t_plan, need = tol, 2 * MAX_GRID
+        for _ in range(8):
+            t_plan *= min(max((1.05 * need / MAX_GRID) ** 2, 1.5), 100.0)
+            comps, hh, info = _plan(lower_items, upper_items, t_plan, None, mode)
+            need = _window(comps, hh, mode.window_tail)[1]
+            if need <= MAX_GRID:
+                found.append((info["predicted_width"], comps, hh, info))
+                break
+    step, need = h, MAX_GRID + 1
+    while True:
+        comps, step, info = _plan(lower_items, upper_items, tol, step, mode)
+        need = _window(comps, step, mode.window_tail)[1]
+        if need <= MAX_GRID:
+            found.append((info["predicted_width"], comps, step, info))
+            break
+        step *= 1.05 * need / MAX_GRID
+    # (the width is far from monotone in a step that atoms may or may not align with: a few
+    # coarser candidates, each of which fits if its drift does not widen the window)
+    for k in (1.1, 1.25, 1.4):
+        comps, hh, info = _plan(lower_items, upper_items, tol, step * k, mode)
+        if _window(comps, hh, mode.window_tail)[1] <= MAX_GRID:
+            found.append((info["predicted_width"], comps, hh, info))
+    _, comps, hh, info = min(found, key=lambda x: x[0])
     return comps, hh, info
 
 
@@ -801,8 +882,11 @@ def _cpow(z: np.ndarray, n: int) -> np.ndarray:
     return np.ones_like(z) if out is None else out
 
 
-def _window(comps: list[_Component], h: float) -> tuple[int, int, float, float]:
-    """Grid index range [ka, ka + need) of the composed loss and the Chernoff tail bounds."""
+def _window(
+    comps: list[_Component], h: float, tail: float = WINDOW_TAIL
+) -> tuple[int, int, float, float]:
+    """Grid index range [ka, ka + need) of the composed loss and the Chernoff tail bounds
+    (each at most ``tail``)."""
     origin = sum(c.count * c.offset for c in comps)
     mean = sum(c.count * c.mean for c in comps)
     sd = math.sqrt(sum(c.count * c.var for c in comps))
@@ -816,16 +900,16 @@ def _window(comps: list[_Component], h: float) -> tuple[int, int, float, float]:
     lm_up = sum(c.count * c.log_mgf(t_up) for c in comps)
     lm_dn = sum(c.count * c.log_mgf(-t_dn) for c in comps)
     w_lo = w_hi = 8.0
-    while True:  # widen each side until its Chernoff tail bound is below WINDOW_TAIL
+    while True:  # widen each side until its Chernoff tail bound is below ``tail``
         a_lo = max(lowest, mean - w_lo * sd - 10 * h)
         tau_lo = 0.0 if a_lo <= lowest else _chernoff(lm_dn, -t_dn, a_lo)
-        if tau_lo <= WINDOW_TAIL or a_lo <= lowest:
+        if tau_lo <= tail or a_lo <= lowest:
             break
         w_lo *= 1.25
     while True:
         a_hi = min(highest, mean + w_hi * sd + 10 * h)
         tau_hi = 0.0 if a_hi >= highest else _chernoff(lm_up, t_up, a_hi)
-        if tau_hi <= WINDOW_TAIL or a_hi >= highest:
+        if tau_hi <= tail or a_hi >= highest:
             break
         w_hi *= 1.25
     ka = math.floor((a_lo - origin) / h)
@@ -895,14 +979,14 @@ def _slack_steps(
 
 
 def _tilts(
-    comps: list[_Component], top: float, mgf: _MGF | None
+    comps: list[_Component], top: float, mgf: _MGF | None, levels: tuple[float, ...]
 ) -> list[float]:
     """Exponential tilts θ for the FFT: 0 for the bulk, then the Chernoff-optimal θ at the
     losses a where the Chernoff bound min_t e^{−ta} Π M_i(t)^{n_i} on the composed upper tail
-    is 1e-12 and 1e-28: the tilted measure is centred near a, so δ(ε) keeps its relative
-    precision there whatever the shape of the tail (Gaussian-like or the rare large losses of
-    sparse subsampling). Any θ is valid: the error bounds decide per grid point which result is
-    used."""
+    is each of ``levels`` (1e-12 and 1e-28 for the deep grid): the tilted measure is centred
+    near a, so δ(ε) keeps its relative precision there whatever the shape of the tail
+    (Gaussian-like or the rare large losses of sparse subsampling). Any θ is valid: the error
+    bounds decide per grid point which result is used."""
     mean = sum(c.count * c.mean for c in comps)
     out = [0.0]
     if mgf is None or top <= mean:
@@ -914,7 +998,7 @@ def _tilts(
         k = int(np.argmin(v))
         return float(v[k]), float(t[k])
 
-    for log_target in (math.log(1e-12), math.log(1e-28)):
+    for log_target in [math.log(x) for x in levels]:
         lo, hi = mean, top
         if expo(hi)[0] > log_target:  # the window ends before the tail gets this thin
             a = hi
@@ -1036,7 +1120,9 @@ def _tilted_power(
     return sfft.irfft(spec, n=N), err, log_m, math.expm1(min(log_xi, 700.0))
 
 
-def _fft_compose(comps: list[_Component], h: float, pad: int = 1) -> dict[str, Any]:
+def _fft_compose(
+    comps: list[_Component], h: float, pad: int = 1, mode: _Mode = DEEP
+) -> dict[str, Any]:
     """Both composed measures on one window: loss grid, masses, atoms, tails, round-off.
 
     Each side is computed at a few exponential tilts θ (the tilted measures' FFT keeps relative
@@ -1046,13 +1132,13 @@ def _fft_compose(comps: list[_Component], h: float, pad: int = 1) -> dict[str, A
     tilted values, a Chernoff bound on the mass that wrapped around from above the window
     (amplified by the untilting).
     """
-    ka, need, origin, tau = _window(comps, h)
+    ka, need, origin, tau = _window(comps, h, mode.window_tail)
     N = pad << max(1, math.ceil(math.log2(max(need, 2))))  # radix 2: Higham Thm 24.2 applies
     kmin = sum(c.count * c.k0 for c in comps)
     loss = origin + (ka + np.arange(N)) * h
     out: dict[str, Any] = {"h": h, "N": N, "loss": loss, "tau": tau}
     mgf = _mgf_grid(comps)
-    thetas = _tilts(comps, float(loss[min(need, N) - 1]), mgf)
+    thetas = _tilts(comps, float(loss[min(need, N) - 1]), mgf, mode.tilt_levels)
     sd = math.sqrt(sum(c.count * c.var for c in comps))
     # mass wrapped around from above the window, amplified by the untilting (a Chernoff bound
     # from the components' MGFs, the same for both sides): the upper side must subtract it; the
@@ -1130,12 +1216,13 @@ def _fft_compose(comps: list[_Component], h: float, pad: int = 1) -> dict[str, A
     # (sparse subsampling) the Chernoff-placed tilts are steep, and their wrap-around bound,
     # amplified by the untilting, dominates below their centre; a gentler tilt (half the one
     # in use there, or half the first positive one) fills the gap, up to three times. (Tilts
-    # only choose which proved bound applies at each point.) Not below a tail of 1e-40: the
-    # window itself ends where the Chernoff bound on the rest is WINDOW_TAIL.
+    # only choose which proved bound applies at each point.) Not below a tail of 1e-40 (deep
+    # grid; 1e-14 for the bulk's): the window itself ends where the Chernoff bound on the rest
+    # is its window_tail.
     for _ in range(3 if len(thetas) > 1 else 0):
         tail = np.cumsum(np.maximum(best, 0.0)[::-1])[::-1]
         etail = np.cumsum(best_err[::-1])[::-1]
-        bad = np.flatnonzero((etail > 1e-4 * tail) & (tail > 1e-40))
+        bad = np.flatnonzero((etail > 1e-4 * tail) & (tail > mode.tail_floor))
         if bad.size == 0:
             break
         used = float(which[bad[0]])
@@ -1150,7 +1237,8 @@ def _fft_compose(comps: list[_Component], h: float, pad: int = 1) -> dict[str, A
     tail = np.cumsum(np.maximum(best, 0.0)[::-1])[::-1]
     etail = np.cumsum(best_err[::-1])[::-1]
     wtail = np.cumsum(wrap[::-1])[::-1]
-    out["wrap_bound"] = bool(np.any((etail > 1e-4 * tail) & (tail > 1e-40) & (wtail > 0.5 * etail)))
+    out["wrap_bound"] = bool(np.any((etail > 1e-4 * tail) & (tail > mode.tail_floor)
+                                    & (wtail > 0.5 * etail)))
     out["tilts"] = thetas
     out["lower"], out["err_lower"] = best, best_err
     final_thetas = list(thetas)
@@ -1456,7 +1544,8 @@ def _symmetric_types() -> tuple[type, ...]:
 
 
 def compose_numeric(
-    items: list[tuple[TradeOff, int]], *, tol: float, grid_step: float | None
+    items: list[tuple[TradeOff, int]], *, tol: float, grid_step: float | None,
+    deep: bool = False,
 ) -> TradeOff:
     """The certified numerical composition of ``items`` ((curve, repeat count) pairs).
 
@@ -1468,6 +1557,12 @@ def compose_numeric(
         Target relative width of the ε bracket; chooses the grid step (see the module docstring).
     grid_step : float or None
         A fixed grid step instead (the bracket is certified for any step).
+    deep : bool
+        Build the grid for the far tail at once (δ(ε) within 1 % down to δ = 1e-30). By default
+        the grid is built for the bulk (the ε bracket within ``tol`` at every
+        δ ≥ :data:`fdp.numeric.DEEP_DELTA`), and the result rebuilds itself on the deep grid
+        the first time a query needs a smaller δ or its ``lower``/``upper`` curves are taken
+        (by the user, a plot or an operation). A fixed ``grid_step`` is always deep.
 
     Returns
     -------
@@ -1488,13 +1583,16 @@ def compose_numeric(
     if not approx and any(_vanishes(c) for c, _ in lower_items):
         return _revealing(items)
     upper_items = [(c if c.kind == "approximation" else c.upper, n) for c, n in items]
-    comps, h, plan = _plan(lower_items, upper_items, tol, grid_step)
-    while True:  # the composed window must fit MAX_GRID points: otherwise coarsen the step
-        need = _window(comps, h)[1]
-        if need <= MAX_GRID:
-            break
+    mode = DEEP if deep or approx or grid_step is not None else FAST
+    comps, h, plan = _plan(lower_items, upper_items, tol, grid_step, mode)
+    if _window(comps, h, mode.window_tail)[1] > MAX_GRID and mode is FAST:
+        # a grid at its memory cap costs as much as the deep one: build the deep one at once
+        mode = DEEP
+        comps, h, plan = _plan(lower_items, upper_items, tol, grid_step, mode)
+    if _window(comps, h, mode.window_tail)[1] > MAX_GRID:
+        # the composed window must fit MAX_GRID points: otherwise coarsen the step
         plan["grid_capped"] = True
-        comps, h, capped = _plan(lower_items, upper_items, tol, h * 1.05 * need / MAX_GRID)
+        comps, h, capped = _capped_plan(lower_items, upper_items, tol, grid_step, h, mode)
         plan["predicted_width"] = capped["predicted_width"]
         plan["coupled"] = capped["coupled"]  # (the modes of the re-planned components)
     floor_hit = any(c.loss.size >= 2**20 for c in comps) or bool(plan.get("grid_capped"))
@@ -1507,12 +1605,12 @@ def compose_numeric(
             AccuracyWarning,
             stacklevel=3,
         )
-    res = _fft_compose(comps, h)
+    res = _fft_compose(comps, h, mode=mode)
     if res["wrap_bound"] and 2 * res["N"] <= MAX_GRID:
         # the far tail's error is wrap-around from above the window: pad the FFT (it changes
         # nothing but which proved bound is smallest; dpsgd(1, 0.003, 3000): ε(1e-20)
         # [4.1955, 4.2357] → [4.21797, 4.21807])
-        res = _fft_compose(comps, h, pad=2)
+        res = _fft_compose(comps, h, pad=2, mode=mode)
     if all(not c.unbounded and c.q_inf == 0.0 and (c.w > 0).any() for c in comps):
         # the composed largest loss: each step's largest grid loss with lower-side mass (its
         # lower measure holds everything up to there; what lies above went to its q_inf)
@@ -1529,6 +1627,7 @@ def compose_numeric(
         "grid_step": h, "grid_points": res["N"], "offsets": [c.offset for c in comps],
         "tail": res["tau"], "slack": res["slack"], "shift": res["shift"], "eta": res["eta"],
         "roundoff_bound": float(np.min(res["err_lower"])), "tilts": res["tilts"], **plan,
+        "grid_mode": "deep" if mode is DEEP else "fast",
         # (queries then report the width achieved at their δ when it exceeds tol)
         "capped_tol": tol if grid_step is None and floor_hit else None,
         # the composed (curve, count) pairs: certified GDP bounds of the components compose
@@ -1541,7 +1640,8 @@ def compose_numeric(
 
     result = Bracketed(
         lower, lambda: _curve_from_atoms(res, "upper"), name=f"numeric[{names}]", info=info,
-        inverse=inverse, tail=TailBound.of_items(items),
+        inverse=inverse, tail=TailBound.lazy(items),
+        refine=None if mode is DEEP else _Deepen(items, tol),
     )
     inverse.own = weakref.ref(result)  # the result, held weakly (no reference cycle)
     return result
@@ -1567,6 +1667,16 @@ def _revealing(items: list[tuple[TradeOff, int]]) -> TradeOff:
     info = {"symmetric": False, "revealing": True, "items": [(c, n) for c, n in items]}
     return Bracketed(zero, upper._as_upper() if not exact else zero,
                      name=f"numeric[{names}]", info=info)
+
+
+class _Deepen:
+    """Rebuilds a bulk (``FAST``) engine result on its deep grid; picklable (a recipe)."""
+
+    def __init__(self, items: list[tuple[TradeOff, int]], tol: float) -> None:
+        self.items, self.tol = items, tol
+
+    def __call__(self) -> TradeOff:
+        return compose_numeric(self.items, tol=self.tol, grid_step=None, deep=True)
 
 
 class _EngineInverse:

@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from .numeric import Bracketed
 from .tradeoff import TradeOff
 
 __all__ = ["report", "PrivacyReport", "REFERENCES"]
@@ -299,6 +300,10 @@ def report(
     for s in ("poisson", "uniform", "shuffle"):
         if s not in samplings:
             refs.pop(s, None)
+    if isinstance(curve, Bracketed):
+        # one bracket for every number of the report: μ, the risk rows and group privacy take
+        # the curve's sides, which builds an engine result's deep grid (fdp.numeric.Bracketed)
+        curve.deepen()
     eps_rows = []
     for d in ds:
         if curve.kind == "approximation":

@@ -300,7 +300,9 @@ def dpsgd(
         info = {**h.info, **_info(s, p, t, conv)}
         # (with the composition's closed-form tail bound: without it the conservative ε was ∞
         # below δ ≈ 1e-37, where the grid's truncated mass sits at +∞)
-        return Bracketed(h.lower, lambda: h.upper, name=name, info=info, tail=h._tail)
+        # (the bulk grid's sides as they stand, and h's deep grid on demand)
+        return Bracketed(h._side_lower, h._side_upper, name=name, info=info, tail=h._tail,
+                         refine=h._refine)
     f = compose(Mixture(Gaussian(mu), p), repeat=t, numeric=True, tol=tol)
     if not isinstance(f, Bracketed):  # pragma: no cover - the engine always brackets
         raise TypeError("expected a bracketed composition")
@@ -327,21 +329,51 @@ class _SymmetricMin(Bracketed):
         self._parts = (f, g)
         self._cap = float(remove_cap)  # a certified bound on the remove direction's ε (δ = 0)
 
+    def _deepen(self, need: object = True) -> None:
+        """Both directions' deep grids (see :meth:`fdp.numeric.Bracketed.deepen`)."""
+        for part in self._parts:
+            part._deepen(need)
+        super()._deepen(need)
+        self._sync()
+
+    def _sync(self) -> None:
+        """info["grid_mode"]: the directions' grids ("mixed" when a query deepened only one)."""
+        modes = {p.info.get("grid_mode") for p in self._parts}
+        if "grid_mode" in self.info:
+            self.info["grid_mode"] = modes.pop() if len(modes) == 1 else "mixed"
+
     def _g_eps(self, delta):  # type: ignore[no-untyped-def]
         return np.minimum(self._parts[1]._epsilon(delta), self._cap)
 
     def _delta(self, eps):  # type: ignore[no-untyped-def]
         f, g = self._parts
         eps = np.asarray(eps, dtype=float)
-        return np.maximum(f._delta(eps), np.where(eps >= self._cap, 0.0, g._delta(eps)))
+        out = np.maximum(f._delta(eps), np.where(eps >= self._cap, 0.0, g._delta(eps)))
+        self._sync()
+        return out
 
     def _epsilon(self, delta):  # type: ignore[no-untyped-def]
-        return np.maximum(self._parts[0]._epsilon(delta), self._g_eps(delta))
+        out = np.maximum(self._parts[0]._epsilon(delta), self._g_eps(delta))
+        self._sync()
+        return out
 
     def epsilon_bracket(self, delta: object) -> tuple[object, object]:
         f, g = self._parts
-        lo = np.maximum(f.upper.epsilon(delta), np.minimum(g.upper.epsilon(delta), self._cap))
-        hi = np.maximum(f.epsilon(delta), np.minimum(g.epsilon(delta), self._cap))
+        (f_lo, f_hi), (g_lo, g_hi) = f.epsilon_bracket(delta), g.epsilon_bracket(delta)
+        self._sync()
+        lo = np.maximum(f_lo, np.minimum(g_lo, self._cap))
+        hi = np.maximum(f_hi, np.minimum(g_hi, self._cap))
+        if np.ndim(lo) == 0:
+            return float(lo), float(hi)
+        return lo, hi
+
+    def delta_bracket(self, eps: object) -> tuple[object, object]:
+        f, g = self._parts
+        (f_lo, f_hi), (g_lo, g_hi) = f.delta_bracket(eps), g.delta_bracket(eps)
+        self._sync()
+        beyond = np.asarray(eps, dtype=float) >= self._cap
+        lo = np.maximum(f_lo, np.where(beyond, 0.0, g_lo))
+        hi = np.maximum(f_hi, np.where(beyond, 0.0, g_hi))
         if np.ndim(lo) == 0:
             return float(lo), float(hi)
         return lo, hi

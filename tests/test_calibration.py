@@ -392,16 +392,25 @@ def test_dpsgd_eps_targets_certified_at_default_accuracy(p: float, steps: int, e
     # the default-accuracy curve at σ meets the target on its conservative side ...
     assert fdp.dpsgd(s, p, steps).epsilon(delta) <= eps
     # ... and σ·(1 − rtol) misses it in truth: the optimistic end of a certified bracket is
-    # above the target (at ε = 50 the bracket at tol 0.01 is narrow enough and 4x cheaper)
-    tol = 1e-2 if eps > 10 else 1e-3
+    # above the target. The bracket must be narrower than rtol for that: tol = 1e-4 (the
+    # default grid only promises tol = 1e-3); at ε = 50, tol 0.01 is narrow enough and cheaper
+    tol = 1e-2 if eps > 10 else 1e-4
     lo, _ = fdp.dpsgd(s * (1 - rtol), p, steps, tol=tol).epsilon_bracket(delta)
     assert lo > eps
     # what certified it is stated, with the certified ε
     info = s.info
     assert info["certified_by"] in ("engine", "closed form and engine")
     assert info["risk"] <= eps
-    assert info["tight"]["how"].startswith("optimistic bound above the target")
-    assert s * (1 - rtol) <= info["tight"]["noise_multiplier"] < s
+    # σ·(1 − rtol) fails: in truth (an optimistic bound above the target), or by the default
+    # check, which the calibration may use since the default bracket (≤ tol = 1e-3 wide) can
+    # be as wide as rtol; the in-truth failure is checked above with a tol 1e-4 bracket
+    tight = info["tight"]
+    assert s * (1 - rtol) * (1 - 1e-12) <= tight["noise_multiplier"] < s
+    if tight["how"].startswith("optimistic bound above the target"):
+        assert tight["optimistic"] > eps
+    else:
+        assert tight["how"] == "default-accuracy check fails"
+        assert fdp.dpsgd(tight["noise_multiplier"], p, steps).epsilon(delta) > eps
 
 
 def test_dpsgd_large_eps_uses_the_remove_direction_closed_form() -> None:

@@ -393,6 +393,7 @@ def test_atoms_on_the_grid_keep_a_coarse_plan() -> None:
     # The right-end rule above once also moved an atom sitting just above a grid point (left
     # sliver) to the far end, costing q·h: Laplace(0.1)^100 then planned 2¹⁸ points, not 2¹³
     h = fdp.compose(fdp.Laplace(0.1), repeat=100, numeric=True)
+    h.deepen()  # (the deep grid, which also plans for δ ≈ 1e-30)
     assert h.info["grid_points"] <= 1 << 14
     lo, hi = h.epsilon_bracket(1e-6)
     assert hi - lo <= 1e-4 * hi
@@ -420,7 +421,13 @@ def test_coupled_modes_reported_after_the_grid_cap() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pld.AccuracyWarning)
         h = fdp.compose(fdp.from_distributions(P, Q), repeat=2000, numeric=True)
-    assert h.info["shift"] > 0 and h.info["coupled"] == [True]
+        h.deepen()  # (the deep grid: the bulk grid fits without the cap)
+    assert h.info["grid_capped"]
+    assert (h.info["shift"] > 0) == any(h.info["coupled"])
+    # the re-plan for a larger tol keeps the atoms aligned: 2¹⁶ points and [609.0727, 609.1001]
+    # where the fixed coarser step took 2²¹ points, coupled mode and [609.0089, 609.1012]
+    lo, hi = h.epsilon_bracket(1e-6)
+    assert hi - lo <= 1e-4 * hi and h.info["grid_points"] <= 1 << 17
 
 
 @given(

@@ -44,7 +44,38 @@ def gdp_eps(mu: float, delta: float) -> float:
 
 @pytest.fixture(scope="module")
 def g1() -> fdp.Bracketed:
-    return fdp.compose(fdp.Gaussian(0.1), repeat=100, numeric=True)  # exactly G_1
+    g = fdp.compose(fdp.Gaussian(0.1), repeat=100, numeric=True)  # exactly G_1
+    g.deepen()  # the deep grid (what a query at δ < 1e-12 or taking a side builds)
+    assert g.info["grid_mode"] == "deep"
+    return g
+
+
+@pytest.mark.parametrize("delta", [1e-3, 1e-5, 1e-8, 1e-10, 1e-12])
+def test_bulk_grid_meets_tol_down_to_deep_delta(delta: float) -> None:
+    """The default grid (built for δ ≥ DEEP_DELTA = 1e-12) holds the exact ε within a bracket no
+    wider than tol = 1e-3, and answers without building the deep grid."""
+    g = fdp.compose(fdp.Gaussian(0.1), repeat=100, numeric=True)
+    exact = gdp_eps(1.0, delta)
+    lo, hi = g.epsilon_bracket(delta)
+    assert lo <= exact <= hi
+    assert hi - lo <= 1e-3 * hi
+    d_lo, d_hi = g.delta_bracket(exact)
+    assert d_lo <= delta <= d_hi
+    assert g.info["grid_mode"] == "fast"
+
+
+def test_deep_query_rebuilds_on_the_deep_grid() -> None:
+    g = fdp.compose(fdp.Gaussian(0.1), repeat=100, numeric=True)
+    g.epsilon(1e-6)
+    assert g.info["grid_mode"] == "fast"
+    exact = gdp_eps(1.0, 1e-20)
+    lo, hi = g.epsilon_bracket(1e-20)
+    assert g.info["grid_mode"] == "deep"
+    assert lo <= exact <= hi <= exact * 1.0002
+    # a δ query whose answer is below 1e-12 too
+    h = fdp.compose(fdp.Gaussian(0.1), repeat=100, numeric=True)
+    d = float(h.delta(gdp_eps(1.0, 1e-25)))
+    assert h.info["grid_mode"] == "deep" and 1e-25 <= d <= 1.01e-25
 
 
 @pytest.mark.parametrize("delta", [1e-5, 1e-10, 1e-15, 1e-20, 1e-25, 1e-30])

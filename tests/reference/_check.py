@@ -176,6 +176,40 @@ BR_REL = M(2e-15)
 BR_ABS_BETA = M(1e-15)
 
 
+def _check_bulk(
+    f: object, ref: object, fails: Failures, epss: Sequence[float], deltas: Sequence[float]
+) -> None:
+    """An engine result built for the bulk (``info["grid_mode"] == "fast"``) answers queries at
+    δ ≥ DEEP_DELTA from that grid; every other check below takes its sides, which builds the
+    deep grid. So first: its ε and δ brackets at such δ, against the reference, and that they
+    came from the bulk grid."""
+    from fdp.numeric import DEEP_DELTA
+
+    if getattr(f, "info", {}).get("grid_mode") != "fast":
+        return
+    d = np.asarray([x for x in deltas if x >= DEEP_DELTA], dtype=float)
+    if d.size:
+        blo, bhi = f.epsilon_bracket(d)
+        for x, lo, hi in zip(d, _arr(blo), _arr(bhi), strict=False):
+            if not _ge_true_eps(ref, x, float(hi), 2e-15, M(1e-15) * max(1.0, abs(float(hi)))):
+                fails.add("bulk epsilon_bracket hi below the exact epsilon", float(x), float(hi),
+                          ref.epsilon(x))
+            if not _le_true_eps(ref, x, float(lo), 2e-15, M(1e-15) * max(1.0, abs(float(lo)))):
+                fails.add("bulk epsilon_bracket lo above the exact epsilon", float(x), float(lo),
+                          ref.epsilon(x))
+    e = np.asarray([x for x in epss if ref.delta(x) >= 10 * DEEP_DELTA], dtype=float)
+    if e.size:
+        dlo, dhi = f.delta_bracket(e)
+        for x, lo, hi in zip(e, _arr(dlo), _arr(dhi), strict=False):
+            r = ref.delta(x)
+            if not M(float(hi)) >= r * (1 - BR_REL) - M(1e-300):
+                fails.add("bulk delta_bracket hi below the exact delta", float(x), float(hi), r)
+            if not M(float(lo)) <= r * (1 + BR_REL) + M(1e-300):
+                fails.add("bulk delta_bracket lo above the exact delta", float(x), float(lo), r)
+    if f.info.get("grid_mode") != "fast":
+        fails.add("a bulk query built the deep grid", "", f.info.get("grid_mode"), "fast")
+
+
 def check_bracket(
     f: object,
     ref: object,
@@ -184,6 +218,7 @@ def check_bracket(
     epss: Sequence[float],
     deltas: Sequence[float],
 ) -> None:
+    _check_bulk(f, ref, fails, epss, deltas)
     a = np.asarray(alphas, dtype=float)
     own, lo_c, hi_c = _arr(f(a)), _arr(f.lower(a)), _arr(f.upper(a))
     for x, v, lo, hi in zip(a, own, lo_c, hi_c, strict=False):

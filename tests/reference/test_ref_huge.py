@@ -36,6 +36,9 @@ def test_randomized_response_huge_eps(eps: float, k: int) -> None:
     taken as an error bound of 0 on a value of 0)."""
     f = fdp.mechanisms.randomized_response(eps)
     h = fdp.compose(f, repeat=k, numeric=True) if k > 1 else f
+    bulk = fdp.compose(f, repeat=k, numeric=True) if k > 1 else f
+    if k > 1:
+        h.deepen()  # the deep grid (the bulk one is checked against tol below)
     with mp.workdps(40):
         for d in (1e-3, 1e-8):
             want = _rr_power_epsilon(eps, k, d)
@@ -44,6 +47,9 @@ def test_randomized_response_huge_eps(eps: float, k: int) -> None:
                 lo, hi = h.epsilon_bracket(d)
                 assert M(float(lo)) <= want <= M(float(hi)), (d, lo, want, hi)
                 assert hi - lo <= 1e-9 * hi
+                lo, hi = bulk.epsilon_bracket(d)
+                assert M(float(lo)) <= want <= M(float(hi)), (d, lo, want, hi)
+                assert hi - lo <= 1e-3 * hi
             else:
                 got = M(float(h.epsilon(d)))
                 assert abs(got - want) <= M(1e-12) * want, (d, got, want)
