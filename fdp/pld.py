@@ -822,26 +822,30 @@ def _plan(
 
 def _capped_plan(
     lower_items: list[tuple[TradeOff, int]], upper_items: list[tuple[TradeOff, int]],
-    tol: float, grid_step: float | None, h: float, mode: _Mode,
+    tol: float, grid_step: float | None, h: float, need0: int, mode: _Mode,
 ) -> tuple[list[_Component], float, dict[str, Any]]:
     """A coarser plan whose composed window fits MAX_GRID points, when the plan at ``tol``
-    (step h) does not: the one with the smaller predicted width of two searches. (1) Re-plan
-    for a larger tol, so that the planner still aligns the atoms with the grid. (2) Coarsen the
-    step itself (``h·1.05·need/MAX_GRID``; a step off the atoms' lattice drifts and the drift
-    widens the window, but a step that happens to align can be better: Laplace(0.1)^{10⁸} fits
-    at h = 0.0125, width 551, by (1) and at h = 0.0154, width 221, by (2)), and a few coarser
-    steps than (2)'s. A user's step is only coarsened."""
+    (step h, window of need0 points) does not: the one with the smaller predicted width of two
+    searches. (1) Re-plan for a larger tol, so that the planner still aligns the atoms with the
+    grid. (2) Coarsen the step itself (``h·1.05·need/MAX_GRID``; a step off the atoms' lattice
+    drifts and the drift widens the window, but a step that happens to align can be better:
+    Laplace(0.1)^{10⁸} fits at h = 0.0125, width 551, by (1) and at h = 0.0154, width 221, by
+    (2)), and, for curves with atoms, a few coarser steps than (2)'s. A user's step is only
+    coarsened."""
     found: list[tuple[float, list[_Component], float, dict[str, Any]]] = []
     if grid_step is None:
-        t_plan, need = tol, 2 * MAX_GRID
+        t_plan, need, prev = tol, need0, h
         for _ in range(8):
-            t_plan *= min(max((1.05 * need / MAX_GRID) ** 2, 1.5), 100.0)
+            t_plan *= min(max((1.05 * need / MAX_GRID) ** 2, 1.5), 100.0)  # (h ∝ √tol)
             comps, hh, info = _plan(lower_items, upper_items, t_plan, None, mode)
             need = _window(comps, hh, mode.window_tail)[1]
             if need <= MAX_GRID:
                 found.append((info["predicted_width"], comps, hh, info))
                 break
-    step, need = h, MAX_GRID + 1
+            if hh == prev:  # the planner kept its step (its target was met already): escalate
+                t_plan *= 10.0
+            prev = hh
+    step = h * 1.05 * need0 / MAX_GRID
     while True:
         comps, step, info = _plan(lower_items, upper_items, tol, step, mode)
         need = _window(comps, step, mode.window_tail)[1]
@@ -850,8 +854,10 @@ def _capped_plan(
             break
         step *= 1.05 * need / MAX_GRID
     # (the width is far from monotone in a step that atoms may or may not align with: a few
-    # coarser candidates, each of which fits if its drift does not widen the window)
-    for k in (1.1, 1.25, 1.4):
+    # coarser candidates, each of which fits if its drift does not widen the window; without
+    # atoms a coarser step only drifts more)
+    atoms = any(float(_atoms(c)[1].sum()) >= 1e-9 for c, _ in upper_items)
+    for k in (1.1, 1.25, 1.4) if atoms else ():
         comps, hh, info = _plan(lower_items, upper_items, tol, step * k, mode)
         if _window(comps, hh, mode.window_tail)[1] <= MAX_GRID:
             found.append((info["predicted_width"], comps, hh, info))
@@ -1585,14 +1591,15 @@ def compose_numeric(
     upper_items = [(c if c.kind == "approximation" else c.upper, n) for c, n in items]
     mode = DEEP if deep or approx or grid_step is not None else FAST
     comps, h, plan = _plan(lower_items, upper_items, tol, grid_step, mode)
-    if _window(comps, h, mode.window_tail)[1] > MAX_GRID and mode is FAST:
+    if mode is FAST and _window(comps, h, mode.window_tail)[1] > MAX_GRID:
         # a grid at its memory cap costs as much as the deep one: build the deep one at once
+        # (its window is wider still, so it is capped too; the re-plan below starts from here)
         mode = DEEP
-        comps, h, plan = _plan(lower_items, upper_items, tol, grid_step, mode)
-    if _window(comps, h, mode.window_tail)[1] > MAX_GRID:
+    need = _window(comps, h, mode.window_tail)[1]
+    if need > MAX_GRID:
         # the composed window must fit MAX_GRID points: otherwise coarsen the step
         plan["grid_capped"] = True
-        comps, h, capped = _capped_plan(lower_items, upper_items, tol, grid_step, h, mode)
+        comps, h, capped = _capped_plan(lower_items, upper_items, tol, grid_step, h, need, mode)
         plan["predicted_width"] = capped["predicted_width"]
         plan["coupled"] = capped["coupled"]  # (the modes of the re-planned components)
     floor_hit = any(c.loss.size >= 2**20 for c in comps) or bool(plan.get("grid_capped"))
