@@ -127,3 +127,38 @@ def test_types_budget_sanity() -> None:
     """The strategies keep the exact references small (guards the suite's run time)."""
     assert types(5, NMAX[5]) <= 1500 and types(4, NMAX[4]) <= 1500 and types(3, NMAX[3]) <= 1500
     assert math.comb(60, 1) == 60
+
+
+def test_atom_on_a_fine_grid_keeps_its_side() -> None:
+    """helper-18: the pair P = (0.69…, 0.31…), Q = (0, 1) has one finite loss ℓ = log(1/0.31…)
+    (Q-mass 1), so n-fold, ε(δ) = nℓ + log(1 − δ) exactly. The connect-the-dots split of its
+    atom, on a grid step of 1e-7, put 2.2e-9 of the Q-mass a step below (log q − log p − left
+    cancels to rounding noise of a visible share of h), and ε read up to 26 ulps below the
+    truth at n = 130. The pessimistic split now rounds that offset up."""
+    import mpmath as mp
+
+    p = [0.6901111602783203, 0.3098888397216797]
+    loss = -mp.log(mp.mpf(p[1]))
+    d = 2.7827588682194994e-05
+    for n in (2, 5, 20, 130, 1000):
+        h = fdp.compose(fdp.from_distributions(p, [0.0, 1.0]), repeat=n, numeric=True)
+        truth = n * loss + mp.log(1 - mp.mpf(d))
+        lo, hi = h.epsilon_bracket(d)
+        assert mp.mpf(lo) <= truth <= mp.mpf(hi), (n, lo, truth, hi)
+
+
+def test_nearly_revealing_pair_many_times() -> None:
+    """helper-18: Q-mass 0.9997 at loss +∞, composed 104 times: the optimistic +∞ atom
+    Π T^n − Π F^n overflowed (e^{grow} with F^n underflowing) and compose raised
+    OverflowError. True δ(ε) = 1 − q₁^104 at every finite ε ≥ 104 log q₁ (≈ 1 − 1e-373)."""
+    import mpmath as mp
+
+    q1 = 0.0002574920654296875
+    h = fdp.compose(fdp.from_distributions([0.0, 1.0], [1 - q1, q1]), repeat=104, numeric=True)
+    truth = 1 - mp.mpf(q1) ** 104
+    for e in (0.0, 1.0, 50.0):
+        lo, hi = h.delta_bracket(e)
+        assert mp.mpf(lo) <= truth <= mp.mpf(hi)
+        assert lo >= 1 - 1e-9
+    lo, hi = h.epsilon_bracket(1e-6)
+    assert lo == hi == float("inf")
