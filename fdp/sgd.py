@@ -348,7 +348,12 @@ class _SymmetricMin(Bracketed):
     def _delta(self, eps):  # type: ignore[no-untyped-def]
         f, g = self._parts
         eps = np.asarray(eps, dtype=float)
-        out = np.maximum(f._delta(eps), np.where(eps >= self._cap, 0.0, g._delta(eps)))
+        below = eps < self._cap
+        gd = np.zeros(eps.shape)
+        if np.any(below):  # (only there: beyond the cap g's δ is 0, and asking its grid for a
+            # δ below 1e-12 would build its deep grid for nothing)
+            gd[below] = g._delta(eps[below])
+        out = np.maximum(f._delta(eps), gd)
         self._sync()
         return out
 
@@ -369,11 +374,16 @@ class _SymmetricMin(Bracketed):
 
     def delta_bracket(self, eps: object) -> tuple[object, object]:
         f, g = self._parts
-        (f_lo, f_hi), (g_lo, g_hi) = f.delta_bracket(eps), g.delta_bracket(eps)
+        e = np.asarray(eps, dtype=float)
+        f_lo, f_hi = (np.asarray(x, dtype=float) for x in f.delta_bracket(e))
+        below = e < self._cap  # (beyond the cap g's δ is 0: its grid is not asked, see _delta)
+        g_lo, g_hi = np.zeros(e.shape), np.zeros(e.shape)
+        if np.any(below):
+            g_lo[below], g_hi[below] = (np.asarray(x, dtype=float)
+                                        for x in g.delta_bracket(e[below]))
         self._sync()
-        beyond = np.asarray(eps, dtype=float) >= self._cap
-        lo = np.maximum(f_lo, np.where(beyond, 0.0, g_lo))
-        hi = np.maximum(f_hi, np.where(beyond, 0.0, g_hi))
+        lo = np.maximum(f_lo, g_lo)
+        hi = np.maximum(f_hi, g_hi)
         if np.ndim(lo) == 0:
             return float(lo), float(hi)
         return lo, hi

@@ -146,3 +146,24 @@ def test_sparse_dpsgd_tail_width() -> None:
         # 1 % in δ: at either end's ε the other curve's δ is within 1 % of d
         assert float(f.delta(lo)) <= 1.01 * d, (d, lo, hi)
         assert float(f.upper.delta(hi)) >= 0.99 * d, (d, lo, hi)
+
+
+def test_two_step_dpsgd_on_the_bulk_grid() -> None:
+    """fdp.dpsgd at T = 2 answered from its bulk grid (δ ≥ 1e-12), against the quadrature of
+    TwoStepRef: beyond 2 log(1/(1 − p)) the remove direction's δ is 0, so the symmetric δ is the
+    add direction's. (A hunt's reference read ε(0.002524) = 8.46985 here; this quadrature, and
+    an independent one over x₁ with the x₂ threshold in closed form, give δ(8.46957) =
+    0.00252405 < 0.002524089: fdp's conservative 8.469568 is above the truth.) Also: δ queries
+    beyond the remove direction's cap no longer build its deep grid."""
+    sigma, p = 0.34004819702960015, 0.10293579880623266
+    h = fdp.dpsgd(sigma, p, 2)
+    ref = TwoStepRef(1.0 / sigma, p)
+    for eps in (3.0, 8.469568, 10.591304271663438, 16.0):
+        truth = ref.delta(eps)
+        lo, hi = h.delta_bracket(eps)
+        assert M(lo) <= truth <= M(hi), (eps, lo, mp.nstr(truth, 15), hi)
+        assert hi - lo <= 1e-2 * hi
+    d = 0.0025240892596486075
+    lo, hi = h.epsilon_bracket(d)
+    assert ref.delta(lo) >= M(d) >= ref.delta(hi), (lo, hi)
+    assert h.info["grid_mode"] == "fast"
