@@ -11,12 +11,14 @@ against G_{μ√n} (DRS Cor 3.3), and the width predictor against the achieved w
 from __future__ import annotations
 
 import math
+import warnings
 
 import mpmath
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from scipy.stats import norm
 from strategies import discrete_pair
 
 import fdp
@@ -450,3 +452,41 @@ def test_log_mgf_bound_is_an_upper_bound(n: int, scale: float, sign: float, seed
     exact = m + np.log(np.sum(np.exp(x - m[:, None]), axis=1))
     assert np.all(got >= exact - 1e-12 * (1 + np.abs(exact)))
     assert np.all(got <= exact + math.log(16.0) + 1e-9)  # at most a block's count of terms
+
+
+# ε(δ) of Poisson DP-SGD (σ = 1, p = 1e-5, T = 10⁷, add/remove neighbours, sensitivity 1, noise
+# std σ on the sum) by the MGF inversion of benchmarks/bench_extremes.py (`ref_dpsgd_eps`, about
+# 80 s each; double precision, independent of fdp), stored to 10 digits
+SPARSE_LONG_RUN_REFS = {1e-5: 0.1305510903, 1e-10: 0.2313479948}
+
+
+def test_sparse_long_run_meets_the_default_tol() -> None:
+    # Each step's grid used to reach its 1e-42 Q-tail (loss 1.9) while its mass sits within 1e-4
+    # of 0, so the grid hit its cap: 1.0 % wide at δ = 1e-5 and 4.3 % at 1e-10, with warnings.
+    # The bulk grid lets the 10⁷ steps leave 1e-18 of Q-mass in all outside their grids.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fdp.AccuracyWarning)
+        h = fdp.dpsgd(1.0, 1e-5, 10**7)
+        for delta, ref in SPARSE_LONG_RUN_REFS.items():
+            lo, hi = h.epsilon_bracket(delta)
+            assert lo <= ref * (1 + 1e-9) and ref * (1 - 1e-9) <= hi
+            assert hi - lo <= 1e-3 * hi
+
+
+def test_no_grid_fits_gives_the_tail_bound_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    # When no grid of MAX_GRID points holds the composed window (a coarser step drifts it wider
+    # as fast as it grows), the capped re-plan coarsened without end: the step reached 1e154 and
+    # the component's variance NaN (ValueError), as in the remove direction of
+    # dpsgd(0.5, 1e-5, 10⁷). Now the result is the trivial bracket with the tail bound.
+    monkeypatch.setattr(pld, "MAX_GRID", 64)
+    with pytest.warns(fdp.AccuracyWarning, match="no grid"):
+        h = fdp.compose(fdp.Gaussian(0.1), repeat=1000, numeric=True)
+    assert h.info["grid_failed"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fdp.AccuracyWarning)
+        lo, hi = h.epsilon_bracket(1e-5)
+    # G(0.1)^1000 = G_√10 (Dong, Roth, Su 2022, Cor 3.3): δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2)
+    mu = math.sqrt(10.0)
+    true_delta = float(norm.cdf(-hi / mu + mu / 2) - math.exp(hi) * norm.cdf(-hi / mu - mu / 2))
+    assert lo == 0.0 and math.isfinite(hi) and true_delta <= 1e-5
+    assert 0.0 <= h.lower(0.3) <= float(norm.cdf(norm.ppf(0.7) - mu)) <= h.upper(0.3)
