@@ -647,6 +647,8 @@ DPSGD_REFS: dict[tuple[float, float, int, float], float] = {
     (2.0, 1e-3, 10**6, 1e-5): 2.142700559,
     (1.0, 1e-4, 10**6, 1e-5): 0.4592100062,
     (1.0, 1e-4, 10**7, 1e-5): 1.619634174,
+    (1.0, 1e-5, 10**7, 1e-5): 0.1305510903,
+    (1.0, 1e-5, 10**7, 1e-10): 0.2313479948,
 }
 
 
@@ -753,19 +755,21 @@ def tiny_delta(b: Bench) -> None:
 
 
 def long_runs(b: Bench) -> None:
-    for s, p, T in [(1.0, 1e-3, 10**6), (2.0, 1e-3, 10**6), (1.0, 1e-4, 10**6), (1.0, 1e-4, 10**7)]:
-        work = f"DP-SGD σ={s:g}, p={p:g}, T=10^{round(math.log10(T))}, ε at δ=1e-5"
-        ref = DPSGD_REFS[(s, p, T, 1e-5)]
+    for s, p, T, delta in [(1.0, 1e-3, 10**6, 1e-5), (2.0, 1e-3, 10**6, 1e-5),
+                           (1.0, 1e-4, 10**6, 1e-5), (1.0, 1e-4, 10**7, 1e-5),
+                           (1.0, 1e-5, 10**7, 1e-5), (1.0, 1e-5, 10**7, 1e-10)]:
+        work = f"DP-SGD σ={s:g}, p={p:g}, T=10^{round(math.log10(T))}, ε at δ={delta:g}"
+        ref = DPSGD_REFS[(s, p, T, delta)]
         REFNOTES[work] = "MGF inversion (`ref_dpsgd_eps`, stored value)"
         b.row(
             work,
             "fdp",
             "tol=1e-3 (default)",
             "w_fdp_dpsgd",
-            {"s": s, "p": p, "T": T, "delta": 1e-5},
+            {"s": s, "p": p, "T": T, "delta": delta},
             ref,
         )
-        dpsgd_peers(b, work, s, p, T, 1e-5, ref)
+        dpsgd_peers(b, work, s, p, T, delta, ref)
 
 
 def huge_losses(b: Bench) -> None:
