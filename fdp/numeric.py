@@ -156,7 +156,7 @@ class Bracketed(TradeOff):
         e = self._side_lower()._epsilon(delta)
         if self._tail is not None and self._consult_tail(delta, e):
             e = np.minimum(e, self._tail.epsilon(delta))
-        if self.info.get("capped_tol") is not None:
+        if self.info.get("capped_tol") is not None and not self._quiet:
             self._warn_width(delta, e)
         return e
 
@@ -167,16 +167,23 @@ class Bracketed(TradeOff):
         return bool(np.any(np.asarray(delta) < DEEP_DELTA) or not np.all(np.isfinite(eps))
                     or self.info.get("grid_capped"))
 
-    def _warn_width(self, delta: np.ndarray, hi: np.ndarray) -> None:
+    #: a part of a larger bracket (the directions of DP-SGD) leaves the width warning to it
+    _quiet = False
+
+    def _warn_width(self, delta: np.ndarray, hi: np.ndarray, lo: Any = None,
+                    tol: float | None = None) -> None:
         """When the engine's grid was capped (memory), say at query time how wide the certified
         bracket achieved at this δ is, if wider than the requested ``tol``."""
         import warnings
 
         from .pld import AccuracyWarning
 
-        tol = float(self.info["capped_tol"])
-        lo = np.asarray(self._side_upper()._epsilon(delta), dtype=float)
-        hi = np.asarray(hi, dtype=float)
+        tol = float(self.info["capped_tol"]) if tol is None else tol
+        if lo is None:
+            lo = self._side_upper()._epsilon(delta)
+        lo = np.atleast_1d(np.asarray(lo, dtype=float))
+        delta = np.atleast_1d(np.asarray(delta, dtype=float))
+        hi = np.atleast_1d(np.asarray(hi, dtype=float))
         with np.errstate(invalid="ignore", divide="ignore"):
             width = np.where(hi > 0, (hi - lo) / hi, 0.0)
         bad = np.flatnonzero(np.isfinite(hi) & (width > tol))

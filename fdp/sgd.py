@@ -328,6 +328,16 @@ class _SymmetricMin(Bracketed):
                          lambda: min_envelope(f.upper, g.upper), **kw)  # type: ignore[arg-type]
         self._parts = (f, g)
         self._cap = float(remove_cap)  # a certified bound on the remove direction's ε (δ = 0)
+        for part in self._parts:  # (the width warning is about the answer, not each direction)
+            part._quiet = True
+
+    def _warn_combined(self, delta: object, lo: object, hi: object) -> None:
+        """The capped-grid width warning for the answer's bracket (the remove direction's own
+        bracket may be wide where the add direction decides)."""
+        tols = [p.info["capped_tol"] for p in self._parts if p.info.get("capped_tol") is not None]
+        if tols:
+            self._warn_width(np.asarray(delta, dtype=float), np.asarray(hi), lo=lo,
+                             tol=min(tols))
 
     def _deepen(self, need: object = True) -> None:
         """Both directions' deep grids (see :meth:`fdp.numeric.Bracketed.deepen`)."""
@@ -360,6 +370,11 @@ class _SymmetricMin(Bracketed):
     def _epsilon(self, delta):  # type: ignore[no-untyped-def]
         out = np.maximum(self._parts[0]._epsilon(delta), self._g_eps(delta))
         self._sync()
+        if any(p.info.get("capped_tol") is not None for p in self._parts):
+            f, g = self._parts
+            lo = np.maximum(f._side_upper()._epsilon(delta),
+                            np.minimum(g._side_upper()._epsilon(delta), self._cap))
+            self._warn_combined(delta, lo, out)
         return out
 
     def epsilon_bracket(self, delta: object) -> tuple[object, object]:
@@ -368,6 +383,7 @@ class _SymmetricMin(Bracketed):
         self._sync()
         lo = np.maximum(f_lo, np.minimum(g_lo, self._cap))
         hi = np.maximum(f_hi, np.minimum(g_hi, self._cap))
+        self._warn_combined(delta, lo, hi)
         if np.ndim(lo) == 0:
             return float(lo), float(hi)
         return lo, hi
