@@ -759,6 +759,7 @@ def long_runs(b: Bench) -> None:
                            (1.0, 1e-4, 10**6, 1e-5), (1.0, 1e-4, 10**7, 1e-5),
                            (1.0, 1e-5, 10**7, 1e-5), (1.0, 1e-5, 10**7, 1e-10)]:
         work = f"DP-SGD σ={s:g}, p={p:g}, T=10^{round(math.log10(T))}, ε at δ={delta:g}"
+        work = work.replace("e-0", "e-")
         ref = DPSGD_REFS[(s, p, T, delta)]
         REFNOTES[work] = "MGF inversion (`ref_dpsgd_eps`, stored value)"
         b.row(
