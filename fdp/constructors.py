@@ -98,7 +98,7 @@ def from_eps_delta(eps: Any, delta: Any) -> PiecewiseLinear:
         )
     if float(e.max()) > 700.0:
         # e^{ε} overflows: the envelope from the lines' (log-slope, δ) form, with exact losses
-        return _envelope_masses(e, d)
+        return _self_inverse(_envelope_masses(e, d))
     with np.errstate(over="ignore"):
         big = np.exp(np.minimum(e, 700.0))
     small = np.exp(-e)
@@ -132,7 +132,17 @@ def from_eps_delta(eps: Any, delta: Any) -> PiecewiseLinear:
         x, y = np.insert(x, -1, 1.0), np.insert(y, -1, 0.0)
         ac, bc = np.insert(ac, -1, dmin), np.insert(bc, -1, 1.0)
     name = f"implied by {_plural(e.size, '(ε, δ) pair')}"
-    return PiecewiseLinear(x, y, alpha_c=ac, beta_c=bc, q_inf=dmin, name=name)
+    return _self_inverse(PiecewiseLinear(x, y, alpha_c=ac, beta_c=bc, q_inf=dmin, name=name))
+
+
+def _self_inverse(f: PiecewiseLinear) -> PiecewiseLinear:
+    """Mark an implied curve as its own inverse. Every f_{ε,δ} is symmetric, hence so is their
+    upper envelope (DRS Prop 2.12); the computed curve lies at or below it (its rounding is
+    charged down), and f ≤ g implies f⁻¹ ≤ g⁻¹, so using it as its inverse stays certified. The
+    inverse built by swapping breakpoints lost the losses beyond e^700: the inverse of
+    from_eps_delta(800, 0) read ε = ∞ where the curve itself reads 800."""
+    f._self_inverse = True
+    return f
 
 
 def _envelope_down(x: np.ndarray, big: np.ndarray, small: np.ndarray,

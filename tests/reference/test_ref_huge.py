@@ -75,6 +75,25 @@ def test_from_eps_delta_huge_eps_matches_family() -> None:
             assert abs(f.epsilon(d) - g.epsilon(d)) <= 1e-12 * eps
 
 
+@pytest.mark.parametrize(("eps", "delta0"), [(800.0, 0.0), (800.0, 1e-6), (5000.0, 0.0),
+                                             (30.0, 1e-9)])
+def test_from_eps_delta_inverse_is_itself(eps: float, delta0: float) -> None:
+    """Implied curves are symmetric (each f_{ε,δ} is; DRS Prop 2.12), so the inverse is the curve.
+    The inverse built by swapping breakpoints lost the losses beyond e^700:
+    from_eps_delta(800, 0).inverse() read ε = ∞ at δ = 1e-5 where the truth is 800 − 1e-5."""
+    f = fdp.from_eps_delta(eps, delta0)
+    g = f.inverse()
+    # f_{ε0,δ0}: δ(ε) = δ0 + (1 − δ0) q₊ (1 − e^{ε−ε0}) on [−ε0, ε0], q₊ = e^{ε0}/(1 + e^{ε0})
+    d = 1e-5
+    with mp.workdps(60):
+        e0, dd, d0 = M(eps), M(d), M(delta0)
+        qp = 1 / (1 + mp.exp(-e0))
+        exact = e0 + mp.log(1 - (dd - d0) / ((1 - d0) * qp))
+    got = float(g.epsilon(d))
+    assert exact <= got <= float(exact) + 1e-12 * eps  # conservative, and tight
+    assert g.is_symmetric and float(g(0.25)) == float(f(0.25))
+
+
 @pytest.mark.parametrize("eps", [350.0, 800.0, 5000.0])
 def test_exact_products_huge_eps(eps: float) -> None:
     """The exact paths (binomial power, product of masses) read the +∞ atom from evaluation,
