@@ -303,9 +303,13 @@ def _optimistic(
     w_in[k_top] += lump
     # per sub-bin charges A_s = p_s(ȳ_s − x_j) = q_s(1 − e^{−u}), B_s = q_s(e^{h−u} − 1)
     pss, qss = ps[:nb], qs[:nb]
-    u_s = _bin_offsets(pss, qss, edges[:nb, None], h)
-    a_s = np.where(pss > 0, qss * -np.expm1(-u_s), qss)
-    b_s = np.where(pss > 0, qss * np.expm1(h - u_s), qss)
+    a_s, b_s = np.empty_like(qss), np.empty_like(qss)
+    for i in range(0, nb, 1 << 16):  # (in row blocks: a grid at its cap has 2²² sub-bins)
+        j = min(i + (1 << 16), nb)
+        pj, qj = pss[i:j], qss[i:j]
+        u_s = _bin_offsets(pj, qj, edges[i:j, None], h)
+        a_s[i:j] = np.where(pj > 0, qj * -np.expm1(-u_s), qj)
+        b_s[i:j] = np.where(pj > 0, qj * np.expm1(h - u_s), qj)
     left_end = a_s <= b_s
     # The lowest bin with mass is charged wholly to its right end: below it δ is linear in x
     # (slope −P), and a charge at its left end would bend the interpolant concave there, so
@@ -341,6 +345,7 @@ def _optimistic(
     c[:-1] = lo_c
     c[1:] = np.maximum(c[1:], hi_c)
     c *= 1.0 + 1e-9
+    del a_s, b_s, left_end  # (the sub-bin arrays: 4 per bin; memory at the grid cap)
     # what still exceeds the room (sliver-level) is clamped; the interpolant then exceeds δ by
     # at most clamp_k, and only on the segments next to x_k (ε < x_{k+1}; at the top point,
     # whose value the flat part beyond it repeats, at every ε)
@@ -444,6 +449,20 @@ def _cached(kind: str, c: TradeOff, arg: float, compute: Any) -> Any:
         _CACHE.clear()
     _CACHE[key] = (c, out)
     return out
+
+
+def _loss_bins_chunked(c: TradeOff, edges: np.ndarray, chunk: int = 1 << 18) -> LossBins:
+    """c's loss bins on ``edges``, computed a chunk of bins at a time (each bin's masses depend
+    on its own end points only; below/above from the first/last chunk): a component at the
+    grid cap has 2²² sub-bins, whose intermediates in one piece peaked at 0.4 GB."""
+    if edges.size <= chunk + 1:
+        return c._loss_bins(edges)
+    parts = [c._loss_bins(edges[i: i + chunk + 1]) for i in range(0, edges.size - 1, chunk)]
+    return LossBins(
+        p=np.concatenate([x.p for x in parts]), q=np.concatenate([x.q for x in parts]),
+        p_below=parts[0].p_below, q_below=parts[0].q_below,
+        p_above=parts[-1].p_above, q_above=parts[-1].q_above, q_inf=parts[-1].q_inf,
+    )
 
 
 def _support(c: TradeOff, tail: float) -> tuple[float, float]:
@@ -600,7 +619,7 @@ class _Component:
         self.coupled = False  # set by the planner: upper side from wc plus a coupling shift
         edges = offset + np.arange(self.k0, k1 + 1) * h
         self.loss = edges
-        sub = upper._loss_bins(_sub_edges(edges))
+        sub = _loss_bins_chunked(upper, _sub_edges(edges))
         ps, qs = sub.p.reshape(-1, 4), sub.q.reshape(-1, 4)
         lb_up = LossBins(
             p=ps.sum(axis=1), q=qs.sum(axis=1), p_below=sub.p_below, q_below=sub.q_below,
