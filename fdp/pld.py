@@ -627,8 +627,9 @@ class _Component:
         )
         lb_lo = lb_up if lower is upper else lower._loss_bins(edges)
         self.w, self.q_inf = _ctd(lb_lo, edges)
-        # (the coupled mode's kernel: u not rounded up, see _ctd)
-        self.wc, self.qc_inf = _ctd(lb_up, edges, up=False)
+        # (the coupled mode's kernel ``wc`` is built when first used; its +∞ atom is _ctd's)
+        self._lb_up = lb_up
+        self.qc_inf = float(lb_up.q_inf + lb_up.q_above)
         self.trunc = float(lb_up.q_below + lb_up.q_above)
         self.wo, self.qo_inf, self.slack_loss, self.slack_mass = _optimistic(
             lb_up, ps, qs, edges
@@ -646,10 +647,11 @@ class _Component:
         with np.errstate(under="ignore"):
             self.drift_tail = max(-float((dw * np.exp(edges[0] - edges)).sum()), 0.0)
         self.drift = total - self.drift_tail
-        # Chernoff bounds use, per t, the largest of the MGFs of w, wc and wo, which bounds the
-        # MGF of whichever measure a side uses (and the product of these maxima bounds every
-        # composition of them). Not the MGF of max(w, wc, wo): that measure's mass exceeds 1 by
-        # the drift, which n-fold composition amplifies to e^{n·drift}. Masses are summed in
+        # Chernoff bounds use, per t, the largest of the MGFs of the measures the sides use (w,
+        # and wo, or wc in coupled mode), which bounds the MGF of each (and the product of
+        # these maxima bounds every composition of them). Not the MGF of max(w, wc, wo): that
+        # measure's mass exceeds 1 by the drift, which n-fold composition amplifies to
+        # e^{n·drift}. Masses are summed in
         # blocks of b ≤ 16 grid points placed at the block's top (t > 0) or bottom (t < 0): an
         # upper bound on the MGF, off by at most e^{|t| (b−1) h}, which the window absorbs: over n
         # steps that moves the composed loss by n (b−1) h, kept below a tenth of the steps'
@@ -659,17 +661,39 @@ class _Component:
         b = max(1, min(b, 1 + int(0.1 * sd_n / (count * h))))
         start = edges[0] + h * b * np.arange(-(-self.w.size // b))
         self._blk = (start, start + h * (b - 1))
-        self._logwb = []
-        for nu in {id(x): x for x in (self.w, self.wc, self.wo)}.values():
+        self._b = b
+
+    @property
+    def wc(self) -> np.ndarray:
+        """The connect-the-dots measure of ``upper`` with offsets not rounded up (the coupled
+        mode's kernel, see _ctd), built on first use."""
+        if "_wc" not in self.__dict__:
+            self._wc = _ctd(self._lb_up, self.loss, up=False)[0]
+        return self._wc
+
+    @property
+    def _logwb(self) -> list[np.ndarray]:
+        """Logs of the block sums of the measures the sides use: w, and wc if the planner chose
+        coupled mode for this curve, else wo (rebuilt if that choice changes)."""
+        key = bool(self.coupled)
+        hit = self.__dict__.get("_logwb_memo")
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        b = self._b
+        out = []
+        for nu in (self.w, self.wc if key else self.wo):
             pad = (-nu.size) % b
             wb = np.concatenate([np.maximum(nu, 0.0), np.zeros(pad)]).reshape(-1, b).sum(axis=1)
             with np.errstate(divide="ignore"):
-                self._logwb.append(np.log(wb))
+                out.append(np.log(wb))
+        self._logwb_memo = (key, out)
+        return out
 
     def log_mgf(self, t: np.ndarray) -> np.ndarray:
-        """Upper bounds on log ∫ e^{tℓ} dν(ℓ) for each measure ν ∈ {w, wc, wo} over the finite
-        grid losses (the largest of the three), for t all > 0 or < 0 (memoized per t array)."""
-        key = t.tobytes()
+        """Upper bounds on log ∫ e^{tℓ} dν(ℓ) for each measure ν the sides use (w, and wc in
+        coupled mode, else wo) over the finite grid losses (the largest), for t all > 0 or < 0
+        (memoized per t array and mode)."""
+        key = (t.tobytes(), bool(self.coupled))
         memo = self.__dict__.setdefault("_mgf_memo", {})
         hit = memo.get(key)
         if hit is None:
