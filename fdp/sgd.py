@@ -352,23 +352,47 @@ class _SymmetricMin(Bracketed):
         if "grid_mode" in self.info:
             self.info["grid_mode"] = modes.pop() if len(modes) == 1 else "mixed"
 
-    def _g_eps(self, delta):  # type: ignore[no-untyped-def]
-        return np.minimum(self._parts[1]._epsilon(delta), self._cap)
+    # The remove direction g rarely decides ε: where its current grid's certified value (no
+    # rebuild) is already no larger than f's, the answer is f's, and g's deep grid is not built
+    # (max(f, g) ≤ max(f, g's bound) = f). Only where that bound exceeds f's value is g asked
+    # properly (which may rebuild it on its deep grid for a small δ).
+
+    def _g_eps(self, delta, f_eps):  # type: ignore[no-untyped-def]
+        g = self._parts[1]
+        d = np.atleast_1d(np.asarray(delta, dtype=float))
+        fe = np.broadcast_to(np.atleast_1d(np.asarray(f_eps, dtype=float)), d.shape)
+        out = np.minimum(np.asarray(g._side_lower()._epsilon(d), dtype=float), self._cap)
+        need = out > fe
+        if np.any(need):
+            out = np.array(out, dtype=float)
+            out[need] = np.minimum(g._epsilon(d[need]), self._cap)
+        return out.reshape(np.shape(delta)) if np.ndim(delta) else float(out[0])
+
+    def _g_delta(self, eps, f_delta):  # type: ignore[no-untyped-def]
+        """g's certified δ where it could exceed f's (0 beyond g's cap, where its δ is 0)."""
+        g = self._parts[1]
+        e = np.atleast_1d(np.asarray(eps, dtype=float))
+        fd = np.broadcast_to(np.atleast_1d(np.asarray(f_delta, dtype=float)), e.shape)
+        out = np.zeros(e.shape)
+        below = e < self._cap  # (beyond the cap g's δ is 0: its grid is not asked)
+        if np.any(below):
+            out[below] = g._side_lower()._delta(e[below])
+            need = below & (out > fd)
+            if np.any(need):
+                out[need] = g._delta(e[need])
+        return out.reshape(np.shape(eps))
 
     def _delta(self, eps):  # type: ignore[no-untyped-def]
-        f, g = self._parts
+        f = self._parts[0]
         eps = np.asarray(eps, dtype=float)
-        below = eps < self._cap
-        gd = np.zeros(eps.shape)
-        if np.any(below):  # (only there: beyond the cap g's δ is 0, and asking its grid for a
-            # δ below 1e-12 would build its deep grid for nothing)
-            gd[below] = g._delta(eps[below])
-        out = np.maximum(f._delta(eps), gd)
+        fd = f._delta(eps)
+        out = np.maximum(fd, self._g_delta(eps, fd))
         self._sync()
         return out
 
     def _epsilon(self, delta):  # type: ignore[no-untyped-def]
-        out = np.maximum(self._parts[0]._epsilon(delta), self._g_eps(delta))
+        fe = self._parts[0]._epsilon(delta)
+        out = np.maximum(fe, self._g_eps(delta, fe))
         self._sync()
         if any(p.info.get("capped_tol") is not None for p in self._parts):
             f, g = self._parts
@@ -379,7 +403,10 @@ class _SymmetricMin(Bracketed):
 
     def epsilon_bracket(self, delta: object) -> tuple[object, object]:
         f, g = self._parts
-        (f_lo, f_hi), (g_lo, g_hi) = f.epsilon_bracket(delta), g.epsilon_bracket(delta)
+        f_lo, f_hi = f.epsilon_bracket(delta)
+        g_hi = self._g_eps(delta, f_hi)
+        # (g's optimistic ε from whichever grid it holds now: a certified lower bound)
+        g_lo = g._side_upper().epsilon(delta)
         self._sync()
         lo = np.maximum(f_lo, np.minimum(g_lo, self._cap))
         hi = np.maximum(f_hi, np.minimum(g_hi, self._cap))
@@ -392,11 +419,11 @@ class _SymmetricMin(Bracketed):
         f, g = self._parts
         e = np.asarray(eps, dtype=float)
         f_lo, f_hi = (np.asarray(x, dtype=float) for x in f.delta_bracket(e))
-        below = e < self._cap  # (beyond the cap g's δ is 0: its grid is not asked, see _delta)
-        g_lo, g_hi = np.zeros(e.shape), np.zeros(e.shape)
+        g_hi = self._g_delta(e, f_hi)
+        g_lo = np.zeros(e.shape)
+        below = e < self._cap
         if np.any(below):
-            g_lo[below], g_hi[below] = (np.asarray(x, dtype=float)
-                                        for x in g.delta_bracket(e[below]))
+            g_lo[below] = g._side_upper().delta(e[below])
         self._sync()
         lo = np.maximum(f_lo, g_lo)
         hi = np.maximum(f_hi, g_hi)

@@ -259,3 +259,23 @@ def test_query_warnings_are_about_the_answer_not_a_direction() -> None:
     with pytest.warns(fdp.AccuracyWarning, match=r"DP-SGD\(σ=0.5.*bracket at δ = 1e-05"):
         lo, hi = wide.epsilon_bracket(1e-5)
     assert hi - lo > 1e-3 * hi
+
+
+def test_remove_direction_not_rebuilt_where_it_cannot_decide() -> None:
+    # A deep query (δ < 1e-12) rebuilt both directions on their deep grids. The remove
+    # direction's bulk grid already bounds its ε (and δ) from above; where that bound is no
+    # larger than the add direction's value, the answer is the add direction's, whatever the
+    # deep grid would say, and it is not built (MNIST ε(1e-20): 1.4 s → 0.75 s).
+    h = fdp.dpsgd(2.0, 0.3, 50)
+    f, g = h._parts
+    d = 1e-15
+    lo, hi = h.epsilon_bracket(d)
+    assert f.info["grid_mode"] == "deep" and g.info["grid_mode"] == "fast"
+    assert g._side_lower().epsilon(d) <= hi  # (the bound that made the rebuild unnecessary)
+    # the same answer as with both directions on their deep grids
+    both = fdp.dpsgd(2.0, 0.3, 50)
+    for part in both._parts:
+        part.deepen()
+    b_lo, b_hi = both.epsilon_bracket(d)
+    assert hi == b_hi and b_lo >= lo and lo <= hi
+    assert float(h.delta(10.0)) == float(both.delta(10.0))
