@@ -600,10 +600,27 @@ class _MassCurve:
     :class:`PiecewiseLinear` would build (a query per epoch needs only these two)."""
 
     def __init__(self, q: np.ndarray, loss: np.ndarray, q_inf: float) -> None:
-        from .tradeoff import _Profile
+        self._q, self._loss, self._q_inf = q, loss, q_inf
+        self._prof: Any = None
 
-        # (losses increasing and distinct on the grid; the profile wants them decreasing)
-        self._pr = _Profile(q[::-1].copy(), loss[::-1].copy(), q_inf, "lower")
+    @property
+    def _pr(self) -> Any:
+        if self._prof is None:
+            from .tradeoff import _Profile
+
+            # (losses increasing and distinct on the grid; the profile wants them decreasing)
+            self._prof = _Profile(self._q[::-1].copy(), self._loss[::-1].copy(), self._q_inf,
+                                  "lower")
+        return self._prof
+
+    def delta_bound(self, eps: float) -> float:
+        """A certified upper bound on this measure's δ at one ε ≥ 0, summed directly (no
+        profile): q_∞ + Σ_{ℓ > ε} q (1 − e^{ε−ℓ}), each term within 2u of itself and the sum
+        of k terms within (k + 2)u of the exact one, rounded up by (k + 6)u of q_∞ + Σ q."""
+        i = int(np.searchsorted(self._loss, eps, side="right"))
+        q = self._q[i:]
+        s = float((q * -np.expm1(eps - self._loss[i:])).sum())
+        return self._q_inf + s + (q.size + 6) * _U * (self._q_inf + float(q.sum()))
 
     def epsilon(self, delta: Any) -> Any:
         d = np.atleast_1d(np.asarray(delta, dtype=float))
@@ -618,20 +635,64 @@ class _MassCurve:
 
 class _FastProfile:
     """ε(δ) and δ(ε ≥ 0) of the accountant from :func:`_fast_power`, both certified upper bounds;
-    for add/remove the maximum over both directions (the profile of min{F, F⁻¹}**)."""
+    for add/remove the maximum over both directions (the profile of min{F, F⁻¹}**).
 
-    def __init__(self, parts: list[tuple[_MassCurve, float]]) -> None:
-        self.curves = [c for c, _ in parts]
+    ``others`` (the remove direction) come as (coarse, build): a certified profile on a grid 4×
+    coarser, which costs a quarter, and a builder of the fine one. Where the coarse value is no
+    larger than the deciding directions' value, the maximum is theirs (the true value lies below
+    the coarse bound); elsewhere the fine profile is built, once. On the MNIST schedule the
+    remove direction's ε is 6–30 % below the add direction's, so it is never refined."""
+
+    def __init__(self, parts: list[tuple[_MassCurve, float]],
+                 others: list[tuple[tuple[_MassCurve, float], Any]] | None = None) -> None:
+        self._parts = list(parts)
+        self._others: list[list[Any]] = [[c, build, None] for c, build in (others or [])]
         #: δ below this is dominated by the round-off allowance: answered by the engine instead
-        self.floor = 10.0 * max(f for _, f in parts)
+        self.floor = 10.0 * max([f for _, f in self._parts]
+                                + [c[1] for c, _, _ in self._others])
+
+    def _fine(self, o: list[Any]) -> _MassCurve | None:
+        fine = o[2]
+        if fine is None:
+            try:
+                fine = o[2] = o[1]()
+            except OverflowError:  # (the fine grid does not fit: the engine answers)
+                return None
+            self.floor = max(self.floor, 10.0 * fine[1])
+        return fine[0]
+
+    @property
+    def curves(self) -> list[_MassCurve] | None:
+        """Every direction's fine profile (None if one does not fit the fast path)."""
+        out = [c for c, _ in self._parts]
+        for o in self._others:
+            fine = self._fine(o)
+            if fine is None:
+                return None
+            out.append(fine)
+        return out
 
     def epsilon(self, delta: float) -> float | None:
         if delta < self.floor:
             return None
-        return max(float(c.epsilon(delta)) for c in self.curves)
+        e = max(float(c.epsilon(delta)) for c, _ in self._parts)
+        for o in self._others:
+            # (the coarse δ at the deciding ε: at most δ means the direction's true ε(δ) ≤ e)
+            if not math.isfinite(e) or o[0][0].delta_bound(e) > delta:
+                fine = self._fine(o)
+                if fine is None or delta < self.floor:
+                    return None
+                e = max(e, float(fine.epsilon(delta)))
+        return e
 
     def delta(self, eps: float) -> float | None:
-        d = max(float(c.delta(eps)) for c in self.curves)
+        d = max(float(c.delta(eps)) for c, _ in self._parts)
+        for o in self._others:
+            if o[0][0].delta_bound(eps) > d:
+                fine = self._fine(o)
+                if fine is None:
+                    return None
+                d = max(d, float(fine.delta(eps)))
         return None if d < self.floor else d
 
 
@@ -965,11 +1026,17 @@ class Accountant:
         if add:  # the remove direction: every item inverted (F⁻¹ = ⊗ f_i⁻¹)
             dirs.append([(self._cached_curve(("inv",), c, c.inverse), n) for c, n in dirs[0]])
         h = self._fast_step(dirs[0])
+
+        def power(d: list[tuple[TradeOff, int]], step: float) -> tuple[_MassCurve, float]:
+            return _fast_power([(self._grid(c, step), n) for c, n in d], step)
+
         try:
-            curves = [_fast_power([(self._grid(c, h), n) for c, n in d], h) for d in dirs]
+            first = power(dirs[0], h)
+            # (the remove direction first on a 4× coarser grid: see _FastProfile)
+            others = [(power(d, 4.0 * h), lambda d=d: power(d, h)) for d in dirs[1:]]
         except OverflowError:
             return None
-        self._fast_cache = _FastProfile(curves)
+        self._fast_cache = _FastProfile([first], others)
         return self._fast_cache
 
     def _grid(self, c: TradeOff, h: float) -> _StepGrid:
@@ -1118,7 +1185,10 @@ class Accountant:
         # f(α) ≥ 1 − δ(ε) − e^ε α for every ε (Dong, Roth & Su 2022, Prop 2.12), so with the
         # fast path's certified δ: TPR ≤ min over an ε grid of δ(ε) + e^ε α (any grid is sound)
         a = as_array("fpr", fpr, low=0.0, high=1.0)
-        d = np.max([np.asarray(c.delta(_EPS_GRID)) for c in fast.curves], axis=0)
+        curves = fast.curves
+        if curves is None:
+            return tpr(self.curve, fpr)
+        d = np.max([np.asarray(c.delta(_EPS_GRID)) for c in curves], axis=0)
         flat = np.atleast_1d(a).ravel()
         with np.errstate(over="ignore"):
             bound = np.min(d[None, :] + np.exp(_EPS_GRID)[None, :] * flat[:, None], axis=1)

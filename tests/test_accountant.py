@@ -220,3 +220,44 @@ def test_mnist_epoch_queries_are_fast() -> None:
     assert eps[-1] == pytest.approx(2.3817, rel=2e-3)
     # the issue asks for < 2 s; a loaded CI machine gets a margin
     assert elapsed < 6.0, elapsed
+
+
+def test_fast_profile_refines_a_direction_only_when_its_coarse_bound_could_decide() -> None:
+    # The remove direction is first composed on a grid 4× coarser; its fine profile is built
+    # only where the coarse (certified) δ could exceed the deciding direction's value.
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    from fdp.accountant import _fast_power, _FastProfile, _StepGrid
+
+    h = 2.0**-10
+
+    def power(mu: float, step: float) -> tuple:
+        return _fast_power([(_StepGrid(fdp.Gaussian(mu), step), 10)], step)
+
+    def exact_eps(mu: float, delta: float) -> float:  # G_μ (Dong, Roth, Su 2022, Cor 2.13)
+        def gap(e: float) -> float:
+            return norm.cdf(-e / mu + mu / 2) - math.exp(e) * norm.cdf(-e / mu - mu / 2) - delta
+        return brentq(gap, 0.0, 100.0, xtol=1e-14)
+
+    calls = []
+
+    def build(mu: float) -> tuple:
+        calls.append(mu)
+        return power(mu, h)
+
+    delta = 1e-5
+    # the other direction is weaker (G_√10·0.5 vs G_√10·1): never refined
+    weak = _FastProfile([power(1.0, h)], [(power(0.5, 4 * h), lambda: build(0.5))])
+    e = weak.epsilon(delta)
+    ref = exact_eps(math.sqrt(10), delta)
+    assert calls == [] and ref <= e <= ref * 1.002
+    assert weak.delta(e) <= delta and calls == []
+    # the other direction decides: refined once, and the answer is its (certified) value
+    strong = _FastProfile([power(0.5, h)], [(power(1.0, 4 * h), lambda: build(1.0))])
+    e = strong.epsilon(delta)
+    assert calls == [1.0] and ref <= e <= ref * 1.002
+    d = strong.delta(3.0)
+    true_d = norm.cdf(-3.0 / math.sqrt(10) + math.sqrt(10) / 2) - math.exp(3.0) * norm.cdf(
+        -3.0 / math.sqrt(10) - math.sqrt(10) / 2)
+    assert true_d <= d <= true_d * 1.01 and calls == [1.0]
