@@ -490,3 +490,29 @@ def test_no_grid_fits_gives_the_tail_bound_with_a_warning(monkeypatch: pytest.Mo
     true_delta = float(norm.cdf(-hi / mu + mu / 2) - math.exp(hi) * norm.cdf(-hi / mu - mu / 2))
     assert lo == 0.0 and math.isfinite(hi) and true_delta <= 1e-5
     assert 0.0 <= h.lower(0.3) <= float(norm.cdf(norm.ppf(0.7) - mu)) <= h.upper(0.3)
+
+
+def test_capped_bulk_grid_stays_a_bulk_grid(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A bulk grid over the memory cap was built as the deep grid at once, whose components and
+    # window reach 1e-42 and 1e-36: coarser at the same cap, so wider at the δ the bulk grid
+    # answers (dpsgd(0.5, 1e-4, 10⁷) at δ = 1e-5: 0.38 %; kept a bulk grid, 0.20 %).
+    monkeypatch.setattr(pld, "MAX_GRID", 1 << 12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fdp.AccuracyWarning)
+        h = fdp.compose(fdp.Gaussian(0.1), repeat=1000, numeric=True)
+        assert h.info.get("grid_capped") and h.info["grid_mode"] == "fast"
+        lo, hi = h.epsilon_bracket(1e-5)
+        deep = fdp.compose(fdp.Gaussian(0.1), repeat=1000, numeric=True).deepen()
+        d_lo, d_hi = deep.epsilon_bracket(1e-5)
+    assert deep.info["grid_mode"] == "deep"
+    # G(0.1)^1000 = G_√10: ε(δ) solves Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) = δ (DRS Cor 2.13)
+    mu = math.sqrt(10.0)
+
+    def gap(e: float) -> float:
+        return float(norm.cdf(-e / mu + mu / 2) - math.exp(e) * norm.cdf(-e / mu - mu / 2)) - 1e-5
+
+    from scipy.optimize import brentq
+
+    exact = brentq(gap, 0.0, 50.0, xtol=1e-13)
+    assert lo <= exact <= hi and d_lo <= exact <= d_hi
+    assert hi - lo < d_hi - d_lo  # the bulk grid is the tighter one where it answers
