@@ -1705,6 +1705,11 @@ def compose_numeric(
         plan["grid_capped"] = True
         got = _capped_plan(lower_items, upper_items, tol, grid_step, h, need, mode)
         if got is None:
+            if approx:  # (no bound to fall back on: an approximation has no certified side)
+                raise ValueError(
+                    f"no grid of at most {MAX_GRID} points (fdp.pld.MAX_GRID) holds this "
+                    f"composition of approximations (the nearest plan needs {need} points)"
+                )
             return _no_grid(items, tol, need)
         comps, h, capped = got
         plan["predicted_width"] = capped["predicted_width"]

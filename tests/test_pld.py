@@ -490,6 +490,9 @@ def test_no_grid_fits_gives_the_tail_bound_with_a_warning(monkeypatch: pytest.Mo
     true_delta = float(norm.cdf(-hi / mu + mu / 2) - math.exp(hi) * norm.cdf(-hi / mu - mu / 2))
     assert lo == 0.0 and math.isfinite(hi) and true_delta <= 1e-5
     assert 0.0 <= h.lower(0.3) <= float(norm.cdf(norm.ppf(0.7) - mu)) <= h.upper(0.3)
+    # an approximation has no certified side to fall back on: a clear error instead
+    with pytest.raises(ValueError, match="MAX_GRID"):
+        fdp.compose(fdp.dpsgd_clt(1.0, 0.01, 1000), fdp.Gaussian(0.3), repeat=1000, numeric=True)
 
 
 def test_capped_bulk_grid_stays_a_bulk_grid(monkeypatch: pytest.MonkeyPatch) -> None:
