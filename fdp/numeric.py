@@ -22,6 +22,20 @@ __all__ = ["Bracketed", "Approximation", "DEEP_DELTA"]
 DEEP_DELTA = 1e-12
 
 
+#: why a bracket is wider than asked when the grid was not capped
+_MISSED = "the planned grid step missed it; a smaller tol narrows it"
+
+
+def _promised(info: dict[str, Any], delta: Any, hi: Any) -> np.ndarray:
+    """``hi`` where the engine aims at ``tol`` (δ ≥ DEEP_DELTA and ε ≥ max(ε_ref, 1e-3); at
+    larger δ the width relative to a small ε grows, below DEEP_DELTA the deep grid aims at δ
+    within 1 % instead), NaN elsewhere (no width warning there)."""
+    d = np.asarray(delta, dtype=float)
+    e = np.asarray(hi, dtype=float)
+    ok = (d >= DEEP_DELTA) & (e >= max(float(info.get("eps_ref", 0.0)), 1e-3))
+    return np.where(ok, e, np.nan)
+
+
 class Bracketed(TradeOff):
     """A trade-off curve known up to a certified bracket ``lower ≤ f ≤ upper``.
 
@@ -169,11 +183,15 @@ class Bracketed(TradeOff):
 
     #: a part of a larger bracket (the directions of DP-SGD) leaves the width warning to it
     _quiet = False
+    #: the width the engine was asked for (set by the engine on its own results; None: no
+    #: promise to check)
+    _tol: float | None = None
 
     def _warn_width(self, delta: np.ndarray, hi: np.ndarray, lo: Any = None,
-                    tol: float | None = None) -> None:
+                    tol: float | None = None, why: str = "the grid was capped by memory") -> None:
         """When the engine's grid was capped (memory), say at query time how wide the certified
-        bracket achieved at this δ is, if wider than the requested ``tol``."""
+        bracket achieved at this δ is, if wider than the requested ``tol`` (and, for bracket
+        queries, whose both ends are at hand, whatever the reason: ``why``)."""
         import warnings
 
         from .pld import AccuracyWarning
@@ -192,7 +210,7 @@ class Bracketed(TradeOff):
             warnings.warn(
                 f"{self!r}: the certified ε bracket at δ = {float(delta.flat[i]):g} is "
                 f"[{float(lo.flat[i]):.6g}, {float(hi.flat[i]):.6g}], {float(width.flat[i]):.2%} "
-                f"wide, more than tol = {tol:g} (the grid was capped by memory). The bracket "
+                f"wide, more than tol = {tol:g} ({why}). The bracket "
                 "is certified; the conservative end is the guarantee.",
                 AccuracyWarning,
                 stacklevel=4,
@@ -202,7 +220,14 @@ class Bracketed(TradeOff):
         """Certified (lower, upper) bounds on the exact ε(δ): the upper curve's ε and the best
         certified ε (:meth:`epsilon`)."""
         hi = self.epsilon(delta)  # (first: it may rebuild the bracket for a deep δ)
-        return self._side_upper().epsilon(delta), hi
+        lo = self._side_upper().epsilon(delta)
+        tol = self._tol
+        if tol is not None and self.info.get("capped_tol") is None and not self._quiet:
+            # (a capped grid's query warned already; here both ends are at hand, so a bracket
+            # wider than asked where tol is promised says so: the planner can miss)
+            self._warn_width(np.asarray(delta, dtype=float),
+                             _promised(self.info, delta, hi), lo=lo, tol=float(tol), why=_MISSED)
+        return lo, hi
 
     def delta_bracket(self, eps: Any) -> tuple[Any, Any]:
         """Certified (lower, upper) bounds on the exact δ(ε): the upper curve's δ and the best

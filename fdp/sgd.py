@@ -301,8 +301,10 @@ def dpsgd(
         # (with the composition's closed-form tail bound: without it the conservative ε was ∞
         # below δ ≈ 1e-37, where the grid's truncated mass sits at +∞)
         # (the bulk grid's sides as they stand, and h's deep grid on demand)
-        return Bracketed(h._side_lower, h._side_upper, name=name, info=info, tail=h._tail,
-                         refine=h._refine)
+        out = Bracketed(h._side_lower, h._side_upper, name=name, info=info, tail=h._tail,
+                        refine=h._refine)
+        out._tol = h._tol
+        return out
     f = compose(Mixture(Gaussian(mu), p), repeat=t, numeric=True, tol=tol)
     if not isinstance(f, Bracketed):  # pragma: no cover - the engine always brackets
         raise TypeError("expected a bracketed composition")
@@ -331,13 +333,22 @@ class _SymmetricMin(Bracketed):
         for part in self._parts:  # (the width warning is about the answer, not each direction)
             part._quiet = True
 
-    def _warn_combined(self, delta: object, lo: object, hi: object) -> None:
-        """The capped-grid width warning for the answer's bracket (the remove direction's own
-        bracket may be wide where the add direction decides)."""
+    def _warn_combined(self, delta: object, lo: object, hi: object, both: bool = False) -> None:
+        """The width warning for the answer's bracket (the remove direction's own bracket may
+        be wide where the add direction decides): where a grid was capped, or, with ``both``
+        ends of a bracket query at hand, wherever it is wider than asked."""
+        from .numeric import _MISSED, _promised
+
         tols = [p.info["capped_tol"] for p in self._parts if p.info.get("capped_tol") is not None]
         if tols:
             self._warn_width(np.asarray(delta, dtype=float), np.asarray(hi), lo=lo,
                              tol=min(tols))
+            return
+        asked = [p._tol for p in self._parts if p._tol is not None]
+        if both and asked:
+            self._warn_width(np.asarray(delta, dtype=float),
+                             _promised(self._parts[0].info, delta, hi), lo=lo, tol=min(asked),
+                             why=_MISSED)
 
     def _deepen(self, need: object = True) -> None:
         """Both directions' deep grids (see :meth:`fdp.numeric.Bracketed.deepen`)."""
@@ -410,7 +421,7 @@ class _SymmetricMin(Bracketed):
         self._sync()
         lo = np.maximum(f_lo, np.minimum(g_lo, self._cap))
         hi = np.maximum(f_hi, np.minimum(g_hi, self._cap))
-        self._warn_combined(delta, lo, hi)
+        self._warn_combined(delta, lo, hi, both=True)
         if np.ndim(lo) == 0:
             return float(lo), float(hi)
         return lo, hi
