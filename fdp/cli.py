@@ -52,7 +52,7 @@ Handler = Callable[[argparse.Namespace], dict[str, Any]]
 #: Limits of the command line (the Python API has none of these): requests beyond them would
 #: run for minutes or exhaust memory in the certified engine.
 LIMITS: dict[str, Any] = {
-    "steps": 10**6,  # dpsgd, compare: --steps (or the T that --epochs gives)
+    "steps": 10**7,  # dpsgd, compare: --steps (or the T that --epochs gives)
     "calibrate_steps": 10**5,  # calibrate --mechanism dpsgd: --steps (each probe is an accounting)
     "count": 10**6,  # curve, compare: --count
     "laplace_count": 10**4,  # calibrate --mechanism laplace: --count
