@@ -633,6 +633,16 @@ class _MassCurve:
         return out if np.ndim(eps) else float(out[0])
 
 
+class _Refinable:
+    """A direction's coarse certified profile (with its round-off floor) and a builder of the
+    fine one, built at most once (see :class:`_FastProfile`)."""
+
+    def __init__(self, coarse: tuple[_MassCurve, float], build: Any) -> None:
+        self.coarse, self.coarse_floor = coarse
+        self.build = build
+        self.fine: _MassCurve | None = None
+
+
 class _FastProfile:
     """ε(δ) and δ(ε ≥ 0) of the accountant from :func:`_fast_power`, both certified upper bounds;
     for add/remove the maximum over both directions (the profile of min{F, F⁻¹}**).
@@ -646,20 +656,19 @@ class _FastProfile:
     def __init__(self, parts: list[tuple[_MassCurve, float]],
                  others: list[tuple[tuple[_MassCurve, float], Any]] | None = None) -> None:
         self._parts = list(parts)
-        self._others: list[list[Any]] = [[c, build, None] for c, build in (others or [])]
+        self._others = [_Refinable(c, build) for c, build in (others or [])]
         #: δ below this is dominated by the round-off allowance: answered by the engine instead
         self.floor = 10.0 * max([f for _, f in self._parts]
-                                + [c[1] for c, _, _ in self._others])
+                                + [o.coarse_floor for o in self._others])
 
-    def _fine(self, o: list[Any]) -> _MassCurve | None:
-        fine = o[2]
-        if fine is None:
+    def _fine(self, o: _Refinable) -> _MassCurve | None:
+        if o.fine is None:
             try:
-                fine = o[2] = o[1]()
+                o.fine, floor = o.build()
             except OverflowError:  # (the fine grid does not fit: the engine answers)
                 return None
-            self.floor = max(self.floor, 10.0 * fine[1])
-        return fine[0]
+            self.floor = max(self.floor, 10.0 * floor)
+        return o.fine
 
     @property
     def curves(self) -> list[_MassCurve] | None:
@@ -678,7 +687,7 @@ class _FastProfile:
         e = max(float(c.epsilon(delta)) for c, _ in self._parts)
         for o in self._others:
             # (the coarse δ at the deciding ε: at most δ means the direction's true ε(δ) ≤ e)
-            if not math.isfinite(e) or o[0][0].delta_bound(e) > delta:
+            if not math.isfinite(e) or o.coarse.delta_bound(e) > delta:
                 fine = self._fine(o)
                 if fine is None or delta < self.floor:
                     return None
@@ -688,7 +697,7 @@ class _FastProfile:
     def delta(self, eps: float) -> float | None:
         d = max(float(c.delta(eps)) for c, _ in self._parts)
         for o in self._others:
-            if o[0][0].delta_bound(eps) > d:
+            if o.coarse.delta_bound(eps) > d:
                 fine = self._fine(o)
                 if fine is None:
                     return None

@@ -293,7 +293,7 @@ def clt(*curves: TradeOff, n: int | None = None) -> CLTResult:
 
 
 def _zero() -> PiecewiseLinear:
-    return PiecewiseLinear(np.array([0.0, 1.0]), np.array([0.0, 0.0]), q_inf=1.0)
+    return PiecewiseLinear.revealing()
 
 
 # ---------------------------------------------------------------------------------- Edgeworth

@@ -381,7 +381,7 @@ def _group_fallback(f: PiecewiseLinear, k: int) -> PiecewiseLinear:
     group privacy of pure DP); with an infinite loss, the curve 0 (perfectly revealing)."""
     e, has_inf = _loss_range(f)
     if has_inf:
-        return PiecewiseLinear(np.array([0.0, 1.0]), np.array([0.0, 0.0]), q_inf=1.0)
+        return PiecewiseLinear.revealing()
     return EpsDelta(k * e * (1.0 + 8.0 * UNIT_ROUNDOFF), 0.0)
 
 

@@ -1740,7 +1740,7 @@ def compose_numeric(
         res["top"] = sum(c.count * float(c.loss[int(np.flatnonzero(c.w > 0)[-1])])
                          for c in comps)
     lower = _curve_from_atoms(res, "lower")
-    names = " ⊗ ".join(f"{c!r}" + (f"^{n}" if n > 1 else "") for c, n in items)
+    names = _names(items)
     if approx:
         lower.kind = "approximation"
         lower._name = f"numeric[{names}] (approximation)"
@@ -1771,6 +1771,11 @@ def compose_numeric(
     return result
 
 
+def _names(items: list[tuple[TradeOff, int]]) -> str:
+    """The label of a composition: "f^n ⊗ g ⊗ …"."""
+    return " ⊗ ".join(f"{c!r}" + (f"^{n}" if n > 1 else "") for c, n in items)
+
+
 def _vanishes(c: TradeOff) -> bool:
     """f(0) = 0: f ≡ 0 (non-increasing, ≥ 0), all Q-mass at loss +∞ (perfectly revealing)."""
     return float(np.asarray(c(np.zeros(1)), dtype=float).ravel()[0]) <= 0.0
@@ -1784,10 +1789,10 @@ def _revealing(items: list[tuple[TradeOff, int]]) -> TradeOff:
     as ε = 0.)"""
     from .numeric import Bracketed
 
-    zero = PiecewiseLinear(np.array([0.0, 1.0]), np.array([0.0, 0.0]), q_inf=1.0)
+    zero = PiecewiseLinear.revealing()
     exact = any(_vanishes(c.upper if c.kind != "exact" else c) for c, _ in items)
     upper = zero if exact else PiecewiseLinear(np.array([0.0, 1.0]), np.array([1.0, 0.0]))
-    names = " ⊗ ".join(f"{c!r}" + (f"^{n}" if n > 1 else "") for c, n in items)
+    names = _names(items)
     info = {"symmetric": False, "revealing": True, "items": [(c, n) for c, n in items]}
     return Bracketed(zero, upper._as_upper() if not exact else zero,
                      name=f"numeric[{names}]", info=info)
@@ -1801,7 +1806,7 @@ def _no_grid(items: list[tuple[TradeOff, int]], tol: float, need: int) -> TradeO
     from .families import Identity
     from .tails import TailBound
 
-    names = " ⊗ ".join(f"{c!r}" + (f"^{n}" if n > 1 else "") for c, n in items)
+    names = _names(items)
     warnings.warn(
         f"numeric[{names}]: no grid of at most {MAX_GRID} points (fdp.pld.MAX_GRID) holds the "
         f"composed loss (the nearest plan needs {need}; a coarser step drifts the window wider). "
@@ -1810,7 +1815,7 @@ def _no_grid(items: list[tuple[TradeOff, int]], tol: float, need: int) -> TradeO
         AccuracyWarning,
         stacklevel=3,
     )
-    zero = PiecewiseLinear(np.array([0.0, 1.0]), np.array([0.0, 0.0]), q_inf=1.0)
+    zero = PiecewiseLinear.revealing()
     info = {"symmetric": False, "grid_capped": True, "grid_failed": True, "capped_tol": tol,
             "grid_mode": "deep", "items": [(c, n) for c, n in items]}
     return Bracketed(zero, lambda: Identity(), name=f"numeric[{names}]", info=info,

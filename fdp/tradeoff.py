@@ -420,6 +420,17 @@ class PiecewiseLinear(TradeOff):
 
     # ---- constructors --------------------------------------------------------------------
     @classmethod
+    def revealing(cls) -> PiecewiseLinear:
+        """f ≡ 0: perfectly distinguishable (all Q-mass at loss +∞). Exact.
+
+        Examples
+        --------
+        >>> float(PiecewiseLinear.revealing()(0.3))
+        0.0
+        """
+        return cls(np.array([0.0, 1.0]), np.array([0.0, 0.0]), q_inf=1.0)
+
+    @classmethod
     def from_points(
         cls, alpha: Any, beta: Any, *, kind: Kind = "exact", name: str | None = None
     ) -> PiecewiseLinear:
