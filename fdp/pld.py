@@ -1804,7 +1804,7 @@ def _no_grid(items: list[tuple[TradeOff, int]], tol: float, need: int) -> TradeO
     (:mod:`fdp.tails`) as the conservative side, which is finite wherever the components'
     moments are known. Warns with the reason."""
     from .families import Identity
-    from .tails import TailBound
+    from .tails import THETAS_WIDE, TailBound
 
     names = _names(items)
     warnings.warn(
@@ -1818,8 +1818,9 @@ def _no_grid(items: list[tuple[TradeOff, int]], tol: float, need: int) -> TradeO
     zero = PiecewiseLinear.revealing()
     info = {"symmetric": False, "grid_capped": True, "grid_failed": True, "capped_tol": tol,
             "grid_mode": "deep", "items": [(c, n) for c, n in items]}
+    # (fractional θ too: with no grid the tail bound is the answer, and the best θ may be ≪ 1)
     return Bracketed(zero, lambda: Identity(), name=f"numeric[{names}]", info=info,
-                     tail=TailBound.lazy(items))
+                     tail=TailBound.lazy(items, THETAS_WIDE))
 
 
 class _Deepen:

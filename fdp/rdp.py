@@ -110,6 +110,12 @@ def _log_a_frac(q: float, sigma: float, lam: float) -> float:
     return peak + math.log(val) - 0.5 * math.log(2 * math.pi * s2)
 
 
+def _log_a_frac_up(q: float, sigma: float, lam: float) -> float:
+    """:func:`_log_a_frac` rounded up by its quadrature's accuracy (relative 1e-11)."""
+    la = _log_a_frac(q, sigma, lam)
+    return la + 2e-11 * (1.0 + abs(la))
+
+
 def subsampled_gaussian(
     noise_multiplier: float, sample_rate: float, orders: Any = DEFAULT_ORDERS
 ) -> np.ndarray:
@@ -132,8 +138,7 @@ def subsampled_gaussian(
             la = _log_a_int(q, s, int(o))
             slack = 4e-16 * (abs(la) + o + 2.0)  # log-sum-exp of λ + 1 terms
         else:
-            la = _log_a_frac(q, s, float(o))
-            slack = 2e-11 * (1.0 + abs(la))  # quadrature at relative accuracy 1e-11
+            la, slack = _log_a_frac_up(q, s, float(o)), 0.0  # quadrature, rounded up
         # round up: the bound is a guarantee (and ρ ≥ 0; tiny negatives were rounding)
         out[i] = max(la + slack, 0.0) / (o - 1)
     return out
