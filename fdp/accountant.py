@@ -65,9 +65,9 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_int, check_scalar
-from ._numerics import UNIT_ROUNDOFF
 from .composition import DeltaMix, _closed_form
 from .families import EpsDelta, Gaussian, Identity, Laplace
+from .fastpath import _fast_power, _MassCurve, _StepGrid
 from .numeric import Bracketed
 from .operations import Mixture, Subsampled, subsample, symmetrize
 from .pld import compose_numeric
@@ -432,13 +432,13 @@ def _reduce_symmetric_min(c: _SymmetricMin) -> tuple[Any, tuple[Any, ...]]:
     on first use, and building them only to pickle them would take longer than the sweep step
     that produced the curve. (Registered here because :mod:`fdp.sgd` defines the class.)"""
     inv = c._inverse if isinstance(c._inverse, Bracketed) else None
-    f, g = c._parts
+    f, g = c._f, c._g  # (the remove direction as it stands: None if not built yet)
     return _rebuild_symmetric_min, (f, g, c._cap, c._name, c.info, c._tail, inv)
 
 
 def _rebuild_symmetric_min(
-    f: Bracketed, g: Bracketed, cap: float, name: str | None, info: dict[str, Any], tail: Any,
-    inverse: Bracketed | None,
+    f: Bracketed, g: Bracketed | None, cap: float, name: str | None, info: dict[str, Any],
+    tail: Any, inverse: Bracketed | None,
 ) -> _SymmetricMin:
     out = _SymmetricMin(f, g, remove_cap=cap, name=name, info=info, tail=tail)
     out._inverse = inverse  # type: ignore[assignment]
@@ -456,181 +456,8 @@ def _epochs_per(p: float) -> int:
 # ------------------------------------------------------------------------------ fast queries
 #: accuracy target of the fast path: relative excess of its (certified upper) ε over the exact ε
 FAST_TOL = 1e-3
-#: Q-mass left outside each step's grid (it is moved pessimistically: below → bottom, above → +∞)
-_STEP_TAIL = 1e-30
-#: Chernoff bound on the composed mass outside the FFT window, on each side
-_WINDOW_TAIL = 1e-30
-_U = UNIT_ROUNDOFF
-_ETA_FFT = 12.0 * _U  # Higham (2002), Thm 24.2: η = μ + γ₄(√2 + μ), twiddle error μ ≤ u
-_T_GRID = np.geomspace(1e-3, 1e3, 61)  # Chernoff exponents (absolute, so per-step MGFs cache)
-_MAX_FAST_GRID = 1 << 22
 #: ε grid for TPR bounds from the fast profile
 _EPS_GRID = np.concatenate([np.linspace(0.0, 4.0, 801), np.linspace(4.0, 60.0, 2801)[1:]])
-
-
-class _StepGrid:
-    """One curve's pessimistic (connect-the-dots) Q-measure on the lattice hℤ, with its cached
-    spectra and moment generating function. The split of each bin between its end points keeps
-    both masses, so δ is exact at grid points and a chord in e^ε between them, hence ≥ the true δ
-    (Doroshenko et al. 2022; :mod:`fdp.pld`, step 1); Q-mass below the grid goes to its bottom
-    point and Q-mass above it to the +∞ atom (both raise δ)."""
-
-    def __init__(self, curve: TradeOff, h: float) -> None:
-        from .pld import _ctd, _support, log_mgf_bound
-
-        lo, hi = _support(curve, _STEP_TAIL)
-        k0 = math.floor(lo / h) - 1
-        k1 = math.ceil(hi / h) + 1
-        if k1 - k0 > _MAX_FAST_GRID:  # (μ ≳ 10³: the fast path gives way to the engine, whose
-            # grid adapts to the loss range; this one would allocate gigabytes)
-            raise OverflowError(f"a step's loss support needs {k1 - k0} fast-path grid points")
-        edges = h * np.arange(k0, k1 + 1, dtype=float)
-        w, q_inf = _ctd(curve._loss_bins(edges), edges)
-        nz = np.flatnonzero(w > 0)
-        if nz.size == 0:
-            w, nz = np.zeros(1), np.zeros(1, dtype=int)
-        self.k0 = k0 + int(nz[0])
-        self.x = np.ascontiguousarray(w[nz[0]: nz[-1] + 1])
-        self.q_inf = min(float(q_inf), 1.0)
-        self.loss = h * (self.k0 + np.arange(self.x.size))
-        tot = float(self.x.sum())
-        self.mean = float((self.x * self.loss).sum() / tot) if tot > 0 else 0.0
-        self.var = float((self.x * (self.loss - self.mean) ** 2).sum() / tot) if tot > 0 else 0.0
-        with np.errstate(divide="ignore"):
-            lx = np.log(self.x)
-        # log M(±t) = log Σ x e^{±t ℓ}, rounded up (relative rounding ≤ (size + 2) u per sum)
-        pad = math.log1p((self.x.size + 4) * 4.0 * _U)
-        # (blocks far below the largest term charged in bulk: still upper bounds)
-        self.lm_up = log_mgf_bound(lx, self.loss, _T_GRID) + pad
-        self.lm_dn = log_mgf_bound(lx, self.loss, -_T_GRID) + pad
-        self._spec: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-
-    def spectrum(self, n_fft: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(ẑ = rfft of x folded onto N points, log A, ρ₁) with A = |ẑ| + ε_c ≥ |z|, |ẑ| and
-        ρ₁ = ε_c / A + 6u, where ε_c = 1.01 η log₂N √N ‖x‖₂ bounds |ẑ_k − z_k| (Higham 2002,
-        Thm 24.2, with Parseval ‖z‖₂ = √N ‖x‖₂)."""
-        from scipy import fft as sfft
-
-        hit = self._spec.get(n_fft)
-        if hit is None:
-            buf: np.ndarray  # float64 either way (bincount with float weights)
-            if self.x.size <= n_fft:
-                buf = np.zeros(n_fft)
-                buf[: self.x.size] = self.x
-            else:
-                buf = np.bincount(np.arange(self.x.size) % n_fft, weights=self.x,
-                                  minlength=n_fft)
-            z = sfft.rfft(buf)
-            # (‖x‖₂ as a pairwise sum, error ≤ ⌈log₂ n⌉ u, inside the 1.01 guard; not np.dot,
-            # whose multithreaded BLAS call costs milliseconds on a busy machine)
-            eps_c = 1.01 * _ETA_FFT * math.log2(n_fft) * math.sqrt(n_fft) * math.sqrt(
-                float(np.sum(buf * buf))
-            )
-            a = np.abs(z) + eps_c
-            hit = (z, np.log(a), eps_c / a + 6.0 * _U)
-            if len(self._spec) > 4:
-                self._spec.clear()
-            self._spec[n_fft] = hit
-        return hit
-
-
-def _fast_power(
-    items: list[tuple[_StepGrid, int]], h: float
-) -> tuple[_MassCurve, float]:
-    """A certified lower curve of ⊗ items (each a pessimistic grid measure with its count), for
-    ε ≥ 0 queries only: the composed Q-measure by one FFT power per item, with every position's
-    proved round-off bound added to it, Q-mass that can wrap around from above the window
-    (Chernoff bound) added to the +∞ atom, and only the masses with loss > 0 kept (δ(ε) for
-    ε ≥ 0 depends on no others). Round-off proof: that of :func:`fdp.pld._tilted_power` at tilt
-    0 (Higham 2002, Thm 24.2 and §3.6). Also returns the total round-off mass added (δ values
-    below ten times it are left to the engine)."""
-    from scipy import fft as sfft
-
-    from .pld import _cpow
-
-    mean = sum(n * g.mean for g, n in items)
-    sd = math.sqrt(max(sum(n * g.var for g, n in items), 1e-300))
-    kmin = sum(n * g.k0 for g, n in items)
-    kmax = sum(n * (g.k0 + g.x.size - 1) for g, n in items)
-    lm_up = sum(n * g.lm_up for g, n in items)
-    lm_dn = sum(n * g.lm_dn for g, n in items)
-    log_tail = math.log(_WINDOW_TAIL)
-    # Q[S > a] ≤ exp(lm_up(t) − t a) and Q[S < a] ≤ exp(lm_dn(t) + t a) for every t > 0
-    a_hi = min(float(np.min((lm_up - log_tail) / _T_GRID)), kmax * h)
-    a_lo = max(float(np.max((log_tail - lm_dn) / _T_GRID)), kmin * h)
-    a_lo = min(a_lo, mean - 8.0 * sd)
-    a_hi = max(a_hi, mean + 8.0 * sd)
-    ka = max(math.floor(a_lo / h), kmin)
-    kb = min(math.ceil(a_hi / h), kmax)
-    tau = 0.0 if kb >= kmax else float(np.exp(min(float(np.min(lm_up - _T_GRID * kb * h)), 0.0)))
-    need = kb - ka + 1
-    n_fft = 1 << max(1, math.ceil(math.log2(max(need, 2))))
-    if n_fft > _MAX_FAST_GRID:
-        raise OverflowError("composed window too large for the fast path")
-    spec = np.ones(n_fft // 2 + 1, dtype=complex)
-    log_a = np.zeros(n_fft // 2 + 1)
-    rho = np.zeros(n_fft // 2 + 1)
-    for g, n in items:
-        z, la, r1 = g.spectrum(n_fft)
-        log_a += n * la
-        rho += n * r1
-        spec *= _cpow(z, n)
-    with np.errstate(under="ignore", over="ignore"):
-        e = np.exp(log_a) * (np.expm1(np.minimum(rho, 700.0)) + 3.0 * len(items) * _U)
-    e_sum = float(e[0] + 2.0 * e[1:].sum() - (e[-1] if n_fft % 2 == 0 else 0.0))
-    mag = np.abs(spec) + e
-    norm = math.sqrt(float(mag[0] ** 2 + 2.0 * (mag[1:] ** 2).sum()))
-    lg = math.log2(n_fft)
-    err = e_sum / n_fft + 1.01 * _ETA_FFT * lg * norm / math.sqrt(n_fft) + 1e-300
-    vals = np.roll(sfft.irfft(spec, n=n_fft), kmin - ka)
-    loss = h * (ka + np.arange(n_fft))
-    w = vals + err
-    keep = (loss > 0.0) & (w > 0.0)
-    w, loss = w[keep], loss[keep]
-    floor = err * float(keep.sum())  # all round-off mass added where it can count
-    keep_log = sum(n * math.log1p(-g.q_inf) if g.q_inf < 1.0 else -math.inf for g, n in items)
-    q_inf = min((-math.expm1(keep_log) if keep_log > -math.inf else 1.0) * (1.0 + 1e-12) + tau,
-                1.0)
-    return _MassCurve(w, loss, q_inf), floor
-
-
-class _MassCurve:
-    """δ(ε) and ε(δ) (ε ≥ 0) of the fast path's grid masses, straight from their profile
-    (:class:`fdp.tradeoff._Profile`, side "lower": rounded up), without the breakpoints a
-    :class:`PiecewiseLinear` would build (a query per epoch needs only these two)."""
-
-    def __init__(self, q: np.ndarray, loss: np.ndarray, q_inf: float) -> None:
-        self._q, self._loss, self._q_inf = q, loss, q_inf
-        self._prof: Any = None
-
-    @property
-    def _pr(self) -> Any:
-        if self._prof is None:
-            from .tradeoff import _Profile
-
-            # (losses increasing and distinct on the grid; the profile wants them decreasing)
-            self._prof = _Profile(self._q[::-1].copy(), self._loss[::-1].copy(), self._q_inf,
-                                  "lower")
-        return self._prof
-
-    def delta_bound(self, eps: float) -> float:
-        """A certified upper bound on this measure's δ at one ε ≥ 0, summed directly (no
-        profile): q_∞ + Σ_{ℓ > ε} q (1 − e^{ε−ℓ}), each term within 2u of itself and the sum
-        of k terms within (k + 2)u of the exact one, rounded up by (k + 6)u of q_∞ + Σ q."""
-        i = int(np.searchsorted(self._loss, eps, side="right"))
-        q = self._q[i:]
-        s = float((q * -np.expm1(eps - self._loss[i:])).sum())
-        return self._q_inf + s + (q.size + 6) * _U * (self._q_inf + float(q.sum()))
-
-    def epsilon(self, delta: Any) -> Any:
-        d = np.atleast_1d(np.asarray(delta, dtype=float))
-        out = np.maximum(self._pr.epsilon(d), 0.0)
-        return out if np.ndim(delta) else float(out[0])
-
-    def delta(self, eps: Any) -> Any:
-        e = np.atleast_1d(np.asarray(eps, dtype=float))
-        out = np.clip(self._pr.delta(e), 0.0, 1.0)
-        return out if np.ndim(eps) else float(out[0])
 
 
 class _Refinable:
@@ -1017,7 +844,8 @@ class Accountant:
         if not isinstance(f, Bracketed):  # an approximation was composed in
             return symmetrize(f)
         info = {**f.info, "symmetric": True, "accountant": self._summary()}
-        return _SymmetricMin(f, f.inverse(), name=f"Accountant[{self._summary()}]", info=info)
+        # (the remove direction f⁻¹ is built when a query needs it: see _SymmetricMin)
+        return _SymmetricMin(f, None, name=f"Accountant[{self._summary()}]", info=info)
 
     # ------------------------------------------------------------------ fast path
     def _fast(self) -> _FastProfile | None:

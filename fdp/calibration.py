@@ -371,7 +371,8 @@ def _release(curve: Any) -> None:
     over a search that is one set of arrays per evaluation (1.6 GB after 16 evaluations near
     σ = 0.33 with p = 0.01, T = 1000). Breaking the cycle frees them at once.
     """
-    for part in getattr(curve, "_parts", ()):
+    # (the parts built so far: a DP-SGD result's remove direction may never have been built)
+    for part in getattr(curve, "_built", ()):
         _release(part)
     if getattr(curve, "_inverse", None) is not None:
         curve._inverse = None

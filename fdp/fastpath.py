@@ -1,0 +1,242 @@
+"""The fast certified profile: one pessimistic grid per curve and one FFT power per curve.
+
+A lean, one-sided companion of the engine (:mod:`fdp.pld`): each curve's Q-measure of the
+privacy loss is discretized by connect-the-dots onto the lattice hℤ (Doroshenko, Ghazi, Kamath,
+Kumar & Manurangsi 2022), which keeps δ exact at grid points and a chord in e^ε between them,
+hence ≥ the true δ; the composition is one FFT power per curve with its round-off bounded
+(Higham 2002, Thm 24.2) and added to every mass, and the mass that can wrap around the window
+(Chernoff bound) goes to the +∞ atom. The result is a certified *upper* bound on δ(ε) for
+ε ≥ 0 (so on ε(δ)), with no lower side: the accountant's per-epoch queries use it, and DP-SGD
+queries use it to show that the remove direction cannot decide ε without composing it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ._numerics import UNIT_ROUNDOFF
+from .pld import _ETA_FFT
+from .tradeoff import TradeOff
+
+_U = UNIT_ROUNDOFF
+
+#: Q-mass left outside each step's grid (it is moved pessimistically: below → bottom, above → +∞)
+_STEP_TAIL = 1e-30
+#: Chernoff bound on the composed mass outside the FFT window, on each side
+_WINDOW_TAIL = 1e-30
+_T_GRID = np.geomspace(1e-3, 1e3, 61)  # Chernoff exponents (absolute, so per-step MGFs cache)
+_MAX_FAST_GRID = 1 << 22
+
+
+class _StepGrid:
+    """One curve's pessimistic (connect-the-dots) Q-measure on the lattice hℤ, with its cached
+    spectra and moment generating function. The split of each bin between its end points keeps
+    both masses, so δ is exact at grid points and a chord in e^ε between them, hence ≥ the true δ
+    (Doroshenko et al. 2022; :mod:`fdp.pld`, step 1); Q-mass below the grid goes to its bottom
+    point and Q-mass above it to the +∞ atom (both raise δ)."""
+
+    def __init__(self, curve: TradeOff, h: float) -> None:
+        from .pld import _ctd, _support, log_mgf_bound
+
+        lo, hi = _support(curve, _STEP_TAIL)
+        k0 = math.floor(lo / h) - 1
+        k1 = math.ceil(hi / h) + 1
+        if k1 - k0 > _MAX_FAST_GRID:  # (μ ≳ 10³: the fast path gives way to the engine, whose
+            # grid adapts to the loss range; this one would allocate gigabytes)
+            raise OverflowError(f"a step's loss support needs {k1 - k0} fast-path grid points")
+        edges = h * np.arange(k0, k1 + 1, dtype=float)
+        w, q_inf = _ctd(curve._loss_bins(edges), edges)
+        nz = np.flatnonzero(w > 0)
+        if nz.size == 0:
+            w, nz = np.zeros(1), np.zeros(1, dtype=int)
+        self.k0 = k0 + int(nz[0])
+        self.x = np.ascontiguousarray(w[nz[0]: nz[-1] + 1])
+        self.q_inf = min(float(q_inf), 1.0)
+        self.loss = h * (self.k0 + np.arange(self.x.size))
+        tot = float(self.x.sum())
+        self.mean = float((self.x * self.loss).sum() / tot) if tot > 0 else 0.0
+        self.var = float((self.x * (self.loss - self.mean) ** 2).sum() / tot) if tot > 0 else 0.0
+        with np.errstate(divide="ignore"):
+            lx = np.log(self.x)
+        # log M(±t) = log Σ x e^{±t ℓ}, rounded up (relative rounding ≤ (size + 2) u per sum)
+        pad = math.log1p((self.x.size + 4) * 4.0 * _U)
+        # (blocks far below the largest term charged in bulk: still upper bounds)
+        self.lm_up = log_mgf_bound(lx, self.loss, _T_GRID) + pad
+        self.lm_dn = log_mgf_bound(lx, self.loss, -_T_GRID) + pad
+        self._spec: dict[tuple[int, float], tuple[Any, ...]] = {}
+
+    def spectrum(self, n_fft: int, theta: float = 0.0) -> tuple[Any, ...]:
+        """(ẑ = rfft of x folded onto N points, log A, ρ₁, log M, ξ) for the measure tilted by
+        θ ≥ 0, x_θ(ℓ) = x(ℓ) e^{θℓ}/M with M = Σ x e^{θℓ} as computed (log M; 0 and M = 1 at
+        θ = 0), each entry within relative ξ of that ratio. A = |ẑ| + ε_c ≥ |z|, |ẑ| and
+        ρ₁ = ε_c / A + 6u, where ε_c = 1.01 η log₂N √N ‖x_θ‖₂ bounds |ẑ_k − z_k| (Higham 2002,
+        Thm 24.2, with Parseval ‖z‖₂ = √N ‖x_θ‖₂)."""
+        from scipy import fft as sfft
+
+        key = (n_fft, float(theta))
+        hit = self._spec.get(key)
+        if hit is None:
+            x, lmc, xi = self.x, 0.0, 0.0
+            if theta > 0.0:
+                with np.errstate(divide="ignore"):
+                    lw = np.log(x) + theta * self.loss
+                fin = np.isfinite(lw)
+                if fin.any():
+                    lmc = float(np.logaddexp.reduce(lw[fin]))
+                    with np.errstate(under="ignore"):
+                        x = np.exp(np.minimum(lw - lmc, 0.0))
+                    # each entry e^{log x + θℓ − log M} within relative ξ of the exact ratio
+                    # (log, product, sums and exp: a few ulps of the largest magnitude involved)
+                    xi = 8.0 * _U * (float(np.abs(lw[fin]).max()) + abs(lmc) + 2.0)
+            buf: np.ndarray  # float64 either way (bincount with float weights)
+            if x.size <= n_fft:
+                buf = np.zeros(n_fft)
+                buf[: x.size] = x
+            else:
+                buf = np.bincount(np.arange(x.size) % n_fft, weights=x, minlength=n_fft)
+            z = sfft.rfft(buf)
+            # (‖x‖₂ as a pairwise sum, error ≤ ⌈log₂ n⌉ u, inside the 1.01 guard; not np.dot,
+            # whose multithreaded BLAS call costs milliseconds on a busy machine)
+            eps_c = 1.01 * _ETA_FFT * math.log2(n_fft) * math.sqrt(n_fft) * math.sqrt(
+                float(np.sum(buf * buf))
+            )
+            a = np.abs(z) + eps_c
+            hit = (z, np.log(a), eps_c / a + 6.0 * _U, lmc, xi)
+            if len(self._spec) > 4:
+                self._spec.clear()
+            self._spec[key] = hit
+        return hit
+
+
+def chernoff_theta(items: list[tuple[_StepGrid, int]], eps: float) -> float:
+    """The θ on the Chernoff grid that minimizes Σ n log M(θ) − θε: the tilt that centres the
+    composed measure near loss ε (0 when no θ > 0 gives a bound below 1)."""
+    lm_up = sum(n * g.lm_up for g, n in items)
+    expo = lm_up - _T_GRID * eps
+    i = int(np.argmin(expo))
+    return float(_T_GRID[i]) if expo[i] < 0.0 else 0.0
+
+
+def _fast_power(
+    items: list[tuple[_StepGrid, int]], h: float, theta: float = 0.0
+) -> tuple[_MassCurve, float]:
+    """A certified lower curve of ⊗ items (each a pessimistic grid measure with its count), for
+    ε ≥ 0 queries only: the composed Q-measure by one FFT power per item, with every position's
+    proved round-off bound added to it, Q-mass that can wrap around from above the window
+    (Chernoff bound) added to the +∞ atom, and only the masses with loss > 0 kept (δ(ε) for
+    ε ≥ 0 depends on no others). Round-off proof: that of :func:`fdp.pld._tilted_power` at tilt
+    0 (Higham 2002, Thm 24.2 and §3.6). Also returns the total round-off mass added (δ values
+    below ten times it are left to the engine).
+
+    With ``theta`` > 0 the measures are tilted first (:meth:`_StepGrid.spectrum`) and the
+    composed masses untilted: position L gets Π M^n e^{−θL} (computed + its round-off bound),
+    divided by (1 − ξ)^n for the tilted inputs' rounding (the exact convolution of inputs within
+    relative ξ is within (1 ± ξ)^n of the exact one; linear convolution ≤ circular, all masses
+    ≥ 0) and rounded up. The round-off is then relative to the mass near the tilt's centre and
+    above it, so a query there is not floored by it (a long run's floor was 1e-5 untilted: DP-SGD
+    σ = 2, p = 1e-3, T = 10⁶). Mass below the window would wrap around shrunk by the untilting,
+    so its Chernoff bound joins the +∞ atom."""
+    from scipy import fft as sfft
+
+    from .pld import _cpow
+
+    mean = sum(n * g.mean for g, n in items)
+    sd = math.sqrt(max(sum(n * g.var for g, n in items), 1e-300))
+    kmin = sum(n * g.k0 for g, n in items)
+    kmax = sum(n * (g.k0 + g.x.size - 1) for g, n in items)
+    lm_up = sum(n * g.lm_up for g, n in items)
+    lm_dn = sum(n * g.lm_dn for g, n in items)
+    log_tail = math.log(_WINDOW_TAIL)
+    # Q[S > a] ≤ exp(lm_up(t) − t a) and Q[S < a] ≤ exp(lm_dn(t) + t a) for every t > 0
+    a_hi = min(float(np.min((lm_up - log_tail) / _T_GRID)), kmax * h)
+    a_lo = max(float(np.max((log_tail - lm_dn) / _T_GRID)), kmin * h)
+    a_lo = min(a_lo, mean - 8.0 * sd)
+    a_hi = max(a_hi, mean + 8.0 * sd)
+    ka = max(math.floor(a_lo / h), kmin)
+    kb = min(math.ceil(a_hi / h), kmax)
+    tau = 0.0 if kb >= kmax else float(np.exp(min(float(np.min(lm_up - _T_GRID * kb * h)), 0.0)))
+    need = kb - ka + 1
+    n_fft = 1 << max(1, math.ceil(math.log2(max(need, 2))))
+    if n_fft > _MAX_FAST_GRID:
+        raise OverflowError("composed window too large for the fast path")
+    spec = np.ones(n_fft // 2 + 1, dtype=complex)
+    log_a = np.zeros(n_fft // 2 + 1)
+    rho = np.zeros(n_fft // 2 + 1)
+    log_m, log_xi = 0.0, 0.0
+    for g, n in items:
+        z, la, r1, lmc, xi = g.spectrum(n_fft, theta)
+        log_a += n * la
+        rho += n * r1
+        log_m += n * lmc
+        log_xi -= n * math.log1p(-xi)
+        spec *= _cpow(z, n)
+    with np.errstate(under="ignore", over="ignore"):
+        e = np.exp(log_a) * (np.expm1(np.minimum(rho, 700.0)) + 3.0 * len(items) * _U)
+    e_sum = float(e[0] + 2.0 * e[1:].sum() - (e[-1] if n_fft % 2 == 0 else 0.0))
+    mag = np.abs(spec) + e
+    norm = math.sqrt(float(mag[0] ** 2 + 2.0 * (mag[1:] ** 2).sum()))
+    lg = math.log2(n_fft)
+    err = e_sum / n_fft + 1.01 * _ETA_FFT * lg * norm / math.sqrt(n_fft) + 1e-300
+    vals = np.roll(sfft.irfft(spec, n=n_fft), kmin - ka)
+    loss = h * (ka + np.arange(n_fft))
+    w = vals + err
+    keep = (loss > 0.0) & (w > 0.0)
+    w, loss = w[keep], loss[keep]
+    if theta > 0.0:
+        # log of the untilting factor Π M^n e^{−θL} (1 − ξ)^{−n}, its rounding charged up
+        lf = log_m - theta * loss + log_xi
+        lf = lf + 8.0 * _U * (abs(log_m) + theta * np.abs(loss) + log_xi + 2.0)
+        with np.errstate(under="ignore", over="ignore"):
+            lw = np.log(w)
+            w = np.exp(np.minimum(lw + lf + 4.0 * _U * (np.abs(lw) + 1.0), 0.0))  # (≤ 1)
+            floor = float(np.sum(np.exp(np.minimum(math.log(err) + lf, 0.0))))
+        if ka > kmin:  # (Q-mass below the window: Chernoff, to the +∞ atom)
+            tau += float(np.exp(min(float(np.min(lm_dn + _T_GRID * ka * h)), 0.0)))
+    else:
+        floor = err * float(keep.sum())  # all round-off mass added where it can count
+    keep_log = sum(n * math.log1p(-g.q_inf) if g.q_inf < 1.0 else -math.inf for g, n in items)
+    q_inf = min((-math.expm1(keep_log) if keep_log > -math.inf else 1.0) * (1.0 + 1e-12) + tau,
+                1.0)
+    return _MassCurve(w, loss, q_inf), floor
+
+
+class _MassCurve:
+    """δ(ε) and ε(δ) (ε ≥ 0) of the fast path's grid masses, straight from their profile
+    (:class:`fdp.tradeoff._Profile`, side "lower": rounded up), without the breakpoints a
+    :class:`PiecewiseLinear` would build (a query per epoch needs only these two)."""
+
+    def __init__(self, q: np.ndarray, loss: np.ndarray, q_inf: float) -> None:
+        self._q, self._loss, self._q_inf = q, loss, q_inf
+        self._prof: Any = None
+
+    @property
+    def _pr(self) -> Any:
+        if self._prof is None:
+            from .tradeoff import _Profile
+
+            # (losses increasing and distinct on the grid; the profile wants them decreasing)
+            self._prof = _Profile(self._q[::-1].copy(), self._loss[::-1].copy(), self._q_inf,
+                                  "lower")
+        return self._prof
+
+    def delta_bound(self, eps: float) -> float:
+        """A certified upper bound on this measure's δ at one ε ≥ 0, summed directly (no
+        profile): q_∞ + Σ_{ℓ > ε} q (1 − e^{ε−ℓ}), each term within 2u of itself and the sum
+        of k terms within (k + 2)u of the exact one, rounded up by (k + 6)u of q_∞ + Σ q."""
+        i = int(np.searchsorted(self._loss, eps, side="right"))
+        q = self._q[i:]
+        s = float((q * -np.expm1(eps - self._loss[i:])).sum())
+        return self._q_inf + s + (q.size + 6) * _U * (self._q_inf + float(q.sum()))
+
+    def epsilon(self, delta: Any) -> Any:
+        d = np.atleast_1d(np.asarray(delta, dtype=float))
+        out = np.maximum(self._pr.epsilon(d), 0.0)
+        return out if np.ndim(delta) else float(out[0])
+
+    def delta(self, eps: Any) -> Any:
+        e = np.atleast_1d(np.asarray(eps, dtype=float))
+        out = np.clip(self._pr.delta(e), 0.0, 1.0)
+        return out if np.ndim(eps) else float(out[0])
