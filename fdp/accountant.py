@@ -67,7 +67,7 @@ import numpy as np
 from ._checks import check_int, check_scalar
 from .composition import DeltaMix, _closed_form
 from .families import EpsDelta, Gaussian, Identity, Laplace
-from .fastpath import _fast_power, _MassCurve, _StepGrid
+from .fastpath import BULK_TAILS, FAST_MIN_DELTA, _Direction, _MassCurve, _StepGrid
 from .numeric import Bracketed
 from .operations import Mixture, Subsampled, subsample, symmetrize
 from .pld import compose_numeric
@@ -460,76 +460,123 @@ FAST_TOL = 1e-3
 _EPS_GRID = np.concatenate([np.linspace(0.0, 4.0, 801), np.linspace(4.0, 60.0, 2801)[1:]])
 
 
-class _Refinable:
-    """A direction's coarse certified profile (with its round-off floor) and a builder of the
-    fine one, built at most once (see :class:`_FastProfile`)."""
+#: the largest share of an answer (δ) that round-off may be for the fast path to give it
+#: (elsewhere the engine answers): a share ρ of δ moves ε by at most about ρ / |d log δ/dε|
+#: (less: a mass just above ε counts little), 0.05 % of ε on MNIST at δ = 1e-5
+_ROUNDOFF_SHARE = 1e-2
 
-    def __init__(self, coarse: tuple[_MassCurve, float], build: Any) -> None:
-        self.coarse, self.coarse_floor = coarse
+
+class _Refinable:
+    """A direction's coarse fast-path profiles and a builder of its fine ones, built at most once
+    (see :class:`_FastProfile`)."""
+
+    def __init__(self, coarse: _Direction, build: Any) -> None:
+        self.coarse = coarse
         self.build = build
-        self.fine: _MassCurve | None = None
+        self.fine: _Direction | None = None
 
 
 class _FastProfile:
-    """ε(δ) and δ(ε ≥ 0) of the accountant from :func:`_fast_power`, both certified upper bounds;
-    for add/remove the maximum over both directions (the profile of min{F, F⁻¹}**).
+    """ε(δ) and δ(ε ≥ 0) of the accountant from :func:`fdp.fastpath._fast_power`, both certified
+    upper bounds; for add/remove the maximum over both directions (the profile of
+    min{F, F⁻¹}**). Each query uses each direction's profile tilted for it
+    (:class:`fdp.fastpath._Direction`), and answers only where the round-off added above the
+    answer is at most _ROUNDOFF_SHARE of δ (else None: the engine answers).
 
-    ``others`` (the remove direction) come as (coarse, build): a certified profile on a grid 4×
+    ``others`` (the remove direction) come as (coarse, build): a direction on a grid 4×
     coarser, which costs a quarter, and a builder of the fine one. Where the coarse value is no
     larger than the deciding directions' value, the maximum is theirs (the true value lies below
     the coarse bound); elsewhere the fine profile is built, once. On the MNIST schedule the
     remove direction's ε is 6–30 % below the add direction's, so it is never refined."""
 
-    def __init__(self, parts: list[tuple[_MassCurve, float]],
-                 others: list[tuple[tuple[_MassCurve, float], Any]] | None = None) -> None:
+    def __init__(self, parts: list[_Direction],
+                 others: list[tuple[_Direction, Any]] | None = None) -> None:
         self._parts = list(parts)
         self._others = [_Refinable(c, build) for c, build in (others or [])]
-        #: δ below this is dominated by the round-off allowance: answered by the engine instead
-        self.floor = 10.0 * max([f for _, f in self._parts]
-                                + [o.coarse_floor for o in self._others])
 
-    def _fine(self, o: _Refinable) -> _MassCurve | None:
+    def _fine(self, o: _Refinable) -> _Direction | None:
         if o.fine is None:
             try:
-                o.fine, floor = o.build()
+                fine = o.build()
+                fine.curve(0.0)
             except OverflowError:  # (the fine grid does not fit: the engine answers)
                 return None
-            self.floor = max(self.floor, 10.0 * floor)
+            o.fine = fine
         return o.fine
 
     @property
     def curves(self) -> list[_MassCurve] | None:
-        """Every direction's fine profile (None if one does not fit the fast path)."""
-        out = [c for c, _ in self._parts]
-        for o in self._others:
-            fine = self._fine(o)
-            if fine is None:
-                return None
-            out.append(fine)
-        return out
-
-    def epsilon(self, delta: float) -> float | None:
-        if delta < self.floor:
-            return None
-        e = max(float(c.epsilon(delta)) for c, _ in self._parts)
-        for o in self._others:
-            # (the coarse δ at the deciding ε: at most δ means the direction's true ε(δ) ≤ e)
-            if not math.isfinite(e) or o.coarse.delta_bound(e) > delta:
-                fine = self._fine(o)
-                if fine is None or delta < self.floor:
-                    return None
-                e = max(e, float(fine.epsilon(delta)))
-        return e
-
-    def delta(self, eps: float) -> float | None:
-        d = max(float(c.delta(eps)) for c, _ in self._parts)
-        for o in self._others:
-            if o.coarse.delta_bound(eps) > d:
+        """Every direction's fine untilted profile (None if one does not fit the fast path)."""
+        try:
+            out = [d.curve(0.0) for d in self._parts]
+            for o in self._others:
                 fine = self._fine(o)
                 if fine is None:
                     return None
-                d = max(d, float(fine.delta(eps)))
-        return None if d < self.floor else d
+                out.append(fine.curve(0.0))
+        except OverflowError:
+            return None
+        return out
+
+    @staticmethod
+    def _at_delta(d: _Direction, delta: float, tilt: bool) -> _MassCurve:
+        return d.curve(d.theta_for_delta(delta) if tilt else 0.0)
+
+    @staticmethod
+    def _at_eps(d: _Direction, eps: float, tilt: bool) -> _MassCurve:
+        return d.curve(d.theta_for_eps(eps) if tilt else 0.0)
+
+    def _screened(self, o: _Refinable, eps: float, bound: float, tilt: bool) -> bool:
+        """Whether the coarse profile of ``o`` (untilted, then tilted at ε) shows its δ at ε is
+        at most ``bound``."""
+        c = o.coarse
+        return (c.curve(0.0).delta_bound(eps) <= bound
+                or (tilt and c.curve(c.theta_for_eps(eps)).delta_bound(eps) <= bound))
+
+    def epsilon(self, delta: float) -> float | None:
+        """ε(δ) from the untilted profiles where their round-off is at most _ROUNDOFF_SHARE of
+        δ above the answer, else from profiles tilted for δ; None where neither is (or δ is
+        below FAST_MIN_DELTA): the engine answers."""
+        if delta < FAST_MIN_DELTA:
+            return None
+        try:
+            for tilt in (False, True):
+                used = [self._at_delta(d, delta, tilt) for d in self._parts]
+                e = max(float(c.epsilon(delta)) for c in used)
+                for o in self._others:
+                    # (the coarse δ at the deciding ε at most δ: the direction's ε(δ) ≤ e)
+                    if not math.isfinite(e) or not self._screened(o, e, delta, tilt):
+                        fine = self._fine(o)
+                        if fine is None:
+                            return None
+                        used.append(self._at_delta(fine, delta, tilt))
+                        e = max(e, float(used[-1].epsilon(delta)))
+                if math.isfinite(e) and all(c.err_above(e) <= _ROUNDOFF_SHARE * delta
+                                            for c in used):
+                    return e
+        except OverflowError:
+            return None
+        return None
+
+    def delta(self, eps: float) -> float | None:
+        """δ(ε) as :meth:`epsilon` does (untilted, then tilted at ε)."""
+        try:
+            for tilt in (False, True):
+                used = [self._at_eps(d, eps, tilt) for d in self._parts]
+                d = max(float(c.delta(eps)) for c in used)
+                for o in self._others:
+                    if not self._screened(o, eps, d, tilt):
+                        fine = self._fine(o)
+                        if fine is None:
+                            return None
+                        used.append(self._at_eps(fine, eps, tilt))
+                        d = max(d, float(used[-1].delta(eps)))
+                if d >= FAST_MIN_DELTA and all(c.err_above(eps) <= _ROUNDOFF_SHARE * d
+                                               for c in used):
+                    return d
+        except OverflowError:
+            return None
+        return None
 
 
 # ------------------------------------------------------------------------------ the accountant
@@ -549,6 +596,9 @@ class Accountant:
         error), so it can lie above :meth:`epsilon_bracket`'s upper end, which comes from the
         engine; the bracket's lower end is within ``tol``. Pass 1e-3 for a tight bracket
         (about 3× the cost per query); :func:`fdp.report` recomputes at 1e-3 by default.
+        In long runs, where the fast path's plain FFT would leave round-off of more than 1 % of
+        δ, it tilts its measures for the δ asked (:mod:`fdp.fastpath`); δ below 1e-13 is
+        answered by the engine.
 
     Attributes
     ----------
@@ -864,14 +914,14 @@ class Accountant:
             dirs.append([(self._cached_curve(("inv",), c, c.inverse), n) for c, n in dirs[0]])
         h = self._fast_step(dirs[0])
 
-        def power(d: list[tuple[TradeOff, int]], step: float) -> tuple[_MassCurve, float]:
-            return _fast_power([(self._grid(c, step), n) for c, n in d], step)
+        def power(d: list[tuple[TradeOff, int]], step: float) -> _Direction:
+            return _Direction([(self._grid(c, step), n) for c, n in d], step, BULK_TAILS[1])
 
         try:
             first = power(dirs[0], h)
             # (the remove direction first on a 4× coarser grid: see _FastProfile)
             others = [(power(d, 4.0 * h), lambda d=d: power(d, h)) for d in dirs[1:]]
-        except OverflowError:
+        except OverflowError:  # (a step's grid does not fit the fast path)
             return None
         self._fast_cache = _FastProfile([first], others)
         return self._fast_cache
@@ -882,7 +932,7 @@ class Accountant:
         if hit is None or hit[0] is not c:
             if len(self._grids) > 64:
                 self._grids.clear()
-            hit = (c, _StepGrid(c, h))
+            hit = (c, _StepGrid(c, h, BULK_TAILS[0]))
             self._grids[key] = hit
         return hit[1]
 

@@ -27,8 +27,15 @@ _U = UNIT_ROUNDOFF
 _STEP_TAIL = 1e-30
 #: Chernoff bound on the composed mass outside the FFT window, on each side
 _WINDOW_TAIL = 1e-30
+#: the accountant's tails (step, window): what lies beyond adds at most ~1e-16 to δ, so its
+#: fast path answers δ ≥ FAST_MIN_DELTA only (1e3 times that; the engine answers below). A
+#: sparse long run's window is 4.5x shorter than at 1e-30 (DP-SGD σ = 1, p = 1e-4, T = 10⁶).
+BULK_TAILS = (1e-24, 1e-16)
+FAST_MIN_DELTA = 1e-13
 _T_GRID = np.geomspace(1e-3, 1e3, 61)  # Chernoff exponents (absolute, so per-step MGFs cache)
 _MAX_FAST_GRID = 1 << 22
+#: log of the bound on the mass a tilted FFT may wrap around (see _fast_power)
+_WRAP_LOG = math.log(1e-20)
 
 
 class _StepGrid:
@@ -38,10 +45,10 @@ class _StepGrid:
     (Doroshenko et al. 2022; :mod:`fdp.pld`, step 1); Q-mass below the grid goes to its bottom
     point and Q-mass above it to the +∞ atom (both raise δ)."""
 
-    def __init__(self, curve: TradeOff, h: float) -> None:
+    def __init__(self, curve: TradeOff, h: float, tail: float = _STEP_TAIL) -> None:
         from .pld import _ctd, _support, log_mgf_bound
 
-        lo, hi = _support(curve, _STEP_TAIL)
+        lo, hi = _support(curve, tail)
         k0 = math.floor(lo / h) - 1
         k1 = math.ceil(hi / h) + 1
         if k1 - k0 > _MAX_FAST_GRID:  # (μ ≳ 10³: the fast path gives way to the engine, whose
@@ -121,7 +128,8 @@ def chernoff_theta(items: list[tuple[_StepGrid, int]], eps: float) -> float:
 
 
 def _fast_power(
-    items: list[tuple[_StepGrid, int]], h: float, theta: float = 0.0
+    items: list[tuple[_StepGrid, int]], h: float, theta: float = 0.0,
+    window_tail: float = _WINDOW_TAIL,
 ) -> tuple[_MassCurve, float]:
     """A certified lower curve of ⊗ items (each a pessimistic grid measure with its count), for
     ε ≥ 0 queries only: the composed Q-measure by one FFT power per item, with every position's
@@ -149,7 +157,7 @@ def _fast_power(
     kmax = sum(n * (g.k0 + g.x.size - 1) for g, n in items)
     lm_up = sum(n * g.lm_up for g, n in items)
     lm_dn = sum(n * g.lm_dn for g, n in items)
-    log_tail = math.log(_WINDOW_TAIL)
+    log_tail = math.log(window_tail)
     # Q[S > a] ≤ exp(lm_up(t) − t a) and Q[S < a] ≤ exp(lm_dn(t) + t a) for every t > 0
     a_hi = min(float(np.min((lm_up - log_tail) / _T_GRID)), kmax * h)
     a_lo = max(float(np.max((log_tail - lm_dn) / _T_GRID)), kmin * h)
@@ -162,6 +170,19 @@ def _fast_power(
     n_fft = 1 << max(1, math.ceil(math.log2(max(need, 2))))
     if n_fft > _MAX_FAST_GRID:
         raise OverflowError("composed window too large for the fast path")
+    if theta > 0.0:
+        # Mass at index ka + N and above wraps around the circular convolution, N positions
+        # down, and untilting amplifies it by e^{θ N h}: sound (it only adds mass), but it
+        # would swamp δ there. Only losses > 0 are kept, so what lands there counts: it came
+        # from above N h, at most Q[S ≥ N h] e^{θ N h} (Chernoff). The FFT is doubled, then
+        # the tilt lowered, until that is below 1e-20.
+        def wrap_log(n: int, th: float) -> float:
+            return float(np.min(lm_up - _T_GRID * max(ka + n, n) * h)) + th * n * h
+
+        if wrap_log(n_fft, theta) > _WRAP_LOG and 2 * n_fft <= _MAX_FAST_GRID:
+            n_fft *= 2  # (once: a longer one costs more than the engine)
+        if wrap_log(n_fft, theta) > _WRAP_LOG:
+            theta = max(0.0, (_WRAP_LOG - wrap_log(n_fft, 0.0)) / (n_fft * h))
     spec = np.ones(n_fft // 2 + 1, dtype=complex)
     log_a = np.zeros(n_fft // 2 + 1)
     rho = np.zeros(n_fft // 2 + 1)
@@ -192,35 +213,66 @@ def _fast_power(
         with np.errstate(under="ignore", over="ignore"):
             lw = np.log(w)
             w = np.exp(np.minimum(lw + lf + 4.0 * _U * (np.abs(lw) + 1.0), 0.0))  # (≤ 1)
-            floor = float(np.sum(np.exp(np.minimum(math.log(err) + lf, 0.0))))
+            e_pos = np.exp(np.minimum(math.log(err) + lf, 0.0))  # (the round-off part of w)
+        floor = float(e_pos.sum())
         if ka > kmin:  # (Q-mass below the window: Chernoff, to the +∞ atom)
             tau += float(np.exp(min(float(np.min(lm_dn + _T_GRID * ka * h)), 0.0)))
     else:
         floor = err * float(keep.sum())  # all round-off mass added where it can count
+        e_pos = np.full(w.size, err)
     keep_log = sum(n * math.log1p(-g.q_inf) if g.q_inf < 1.0 else -math.inf for g, n in items)
     q_inf = min((-math.expm1(keep_log) if keep_log > -math.inf else 1.0) * (1.0 + 1e-12) + tau,
                 1.0)
-    return _MassCurve(w, loss, q_inf), floor
+    return _MassCurve(w, loss, q_inf, e_pos), floor
 
 
 class _MassCurve:
     """δ(ε) and ε(δ) (ε ≥ 0) of the fast path's grid masses, straight from their profile
     (:class:`fdp.tradeoff._Profile`, side "lower": rounded up), without the breakpoints a
-    :class:`PiecewiseLinear` would build (a query per epoch needs only these two)."""
+    :class:`PiecewiseLinear` would build (a query per epoch needs only these two). ``err``:
+    the round-off bound added to each mass (:meth:`err_above` says how much of δ it can be)."""
 
-    def __init__(self, q: np.ndarray, loss: np.ndarray, q_inf: float) -> None:
+    def __init__(self, q: np.ndarray, loss: np.ndarray, q_inf: float,
+                 err: np.ndarray | None = None) -> None:
         self._q, self._loss, self._q_inf = q, loss, q_inf
-        self._prof: Any = None
+        self._err = np.zeros(q.size) if err is None else err
+        self._err_tail: np.ndarray | None = None
+        self._q_tail: np.ndarray | None = None
+        self._prof: tuple[int, Any] | None = None
 
-    @property
-    def _pr(self) -> Any:
-        if self._prof is None:
+    def err_above(self, eps: float) -> float:
+        """The round-off mass added above loss ε: at most this much of δ(ε) is round-off."""
+        if self._err_tail is None:
+            self._err_tail = np.concatenate([np.cumsum(self._err[::-1])[::-1], [0.0]])
+        return float(self._err_tail[int(np.searchsorted(self._loss, eps, side="right"))])
+
+    def _pr(self, i0: int = 0) -> Any:
+        """The profile of the masses at index ≥ i0 (losses ≥ loss[i0]) and the +∞ atom: δ(ε)
+        is the full measure's at every ε ≥ loss[i0] (only masses above ε count)."""
+        if self._prof is None or self._prof[0] > i0:
             from .tradeoff import _Profile
 
             # (losses increasing and distinct on the grid; the profile wants them decreasing)
-            self._prof = _Profile(self._q[::-1].copy(), self._loss[::-1].copy(), self._q_inf,
-                                  "lower")
-        return self._prof
+            self._prof = (i0, _Profile(self._q[i0:][::-1].copy(), self._loss[i0:][::-1].copy(),
+                                       self._q_inf, "lower"))
+        return self._prof[1]
+
+    def _start(self, delta: float) -> int:
+        """An index i0 with ε(δ) ≥ loss[i0] for the profile: δ(x) ≥ (1 − e^{−c}) Q[L > x + c]
+        for c > 0 (each mass above x + c counts at least that share), so δ(x) ≥ δ wherever
+        Q[L > x + c] ≥ δ/(1 − e^{−c}); x is the largest such grid loss (0 if none)."""
+        if self._q_tail is None:
+            self._q_tail = np.concatenate([np.cumsum(self._q[::-1])[::-1], [0.0]]) + self._q_inf
+        # (the tail sums, rounded, are only used to choose where the profile starts: a profile
+        # from a lower start is the same profile above it)
+        best = 0
+        for c in (1.0, 0.25, 0.0625):  # (the same bound with e^{−c}, c > 0: the best start)
+            k = int(np.searchsorted(-self._q_tail, -delta / -math.expm1(-c) * 1.01,
+                                    side="right")) - 1  # last index with tail ≥ the threshold
+            if k > 0:
+                at = self._loss[min(k, self._loss.size - 1)] - c
+                best = max(best, int(np.searchsorted(self._loss, at, side="left")) - 1)
+        return best
 
     def delta_bound(self, eps: float) -> float:
         """A certified upper bound on this measure's δ at one ε ≥ 0, summed directly (no
@@ -233,10 +285,48 @@ class _MassCurve:
 
     def epsilon(self, delta: Any) -> Any:
         d = np.atleast_1d(np.asarray(delta, dtype=float))
-        out = np.maximum(self._pr.epsilon(d), 0.0)
+        out = np.maximum(self._pr(self._start(float(np.max(d)))).epsilon(d), 0.0)
         return out if np.ndim(delta) else float(out[0])
 
     def delta(self, eps: Any) -> Any:
         e = np.atleast_1d(np.asarray(eps, dtype=float))
-        out = np.clip(self._pr.delta(e), 0.0, 1.0)
+        lo = float(np.min(e)) if e.size else 0.0
+        i0 = max(int(np.searchsorted(self._loss, lo, side="right")) - 1, 0)
+        out = np.clip(self._pr(i0).delta(e), 0.0, 1.0)
         return out if np.ndim(eps) else float(out[0])
+
+
+class _Direction:
+    """One direction of a composition on the fast path: its step grids, and its profiles
+    (:func:`_fast_power`) untilted and tilted for the queries asked, built on first use (a few
+    kept). A query at δ tilts at the Chernoff point of the ε that bounds δ, a query at ε at
+    that ε's (:func:`chernoff_theta`), so that the round-off stays small next to the answer."""
+
+    def __init__(self, grids: list[tuple[_StepGrid, int]], step: float,
+                 window_tail: float = _WINDOW_TAIL) -> None:
+        self.grids, self.step, self.window_tail = grids, step, window_tail
+        self._curves: dict[float, _MassCurve] = {}
+
+    def curve(self, theta: float = 0.0) -> _MassCurve:
+        hit = self._curves.get(theta)
+        if hit is None:
+            hit = _fast_power(self.grids, self.step, theta, self.window_tail)[0]
+            if len(self._curves) >= 3:  # (keep the untilted one, drop the oldest tilt)
+                old = next((k for k in self._curves if k != 0.0), None)
+                if old is not None:
+                    del self._curves[old]
+            self._curves[theta] = hit
+        return hit
+
+    def theta_for_delta(self, delta: float) -> float:
+        """The θ of the Chernoff bound ε_C(δ) = min_θ (Σ n log M(θ) − log δ)/θ (0 if none is
+        positive): the composed measure tilted by it is centred near ε_C ≥ ε(δ)."""
+        lm = sum(n * g.lm_up for g, n in self.grids)
+        with np.errstate(divide="ignore"):
+            e = (lm - math.log(max(delta, 1e-300))) / _T_GRID
+        i = int(np.argmin(e))
+        return float(_T_GRID[i]) if e[i] > 0.0 else 0.0
+
+    def theta_for_eps(self, eps: float) -> float:
+        return chernoff_theta(self.grids, eps)
+
