@@ -376,7 +376,11 @@ class _SymmetricMin(Bracketed):
 
     @property
     def _parts(self) -> tuple[Bracketed, Bracketed]:
-        """Both directions (building the remove direction if it is not yet)."""
+        """Both directions (building the remove direction if it is not yet; its screens are
+        then dropped)."""
+        if self._rem.g is None:
+            self._rem.get()
+            self._screen_grids, self._screen_curves = {}, {}
         return self._f, self._rem.get()
 
     @property
