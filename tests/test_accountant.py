@@ -306,3 +306,26 @@ def test_fast_path_meets_its_accuracy_in_long_runs(s: float, p: float, t: int, r
     assert ref <= e <= ref * (1 + 1e-3), (e, ref)
     # (δ at that ε, from profiles tilted for it: another certified bound, the same to 1e-4)
     assert acc.delta(e) == pytest.approx(1e-5, rel=1e-4)
+
+
+def test_mass_curve_profile_from_its_start_gives_the_same_epsilon() -> None:
+    # ε(δ) is read from the profile of the masses above a start loss x with δ(x) ≥ δ certain
+    # (δ(x) ≥ (1 − e^{−c}) Q[L > x + c]); it must equal the full profile's ε(δ) (a logic check:
+    # the full profile is the reference). Random grids, masses over 12 orders of magnitude.
+    from fdp.fastpath import _MassCurve
+    from fdp.tradeoff import _Profile
+
+    rng = np.random.default_rng(4)
+    for _ in range(40):
+        n = int(rng.integers(50, 3000))
+        h = float(rng.uniform(1e-3, 0.1))
+        loss = h * (1 + np.arange(n))
+        q = 10.0 ** rng.uniform(-14, 0, n) * np.exp(-loss * rng.uniform(0.1, 5))
+        q *= 0.9 / q.sum()
+        curve = _MassCurve(q, loss, 1e-15)
+        full = _Profile(q[::-1].copy(), loss[::-1].copy(), 1e-15, "lower")
+        for delta in (0.3, 1e-2, 1e-5, 1e-9, 1e-12):
+            assert curve.epsilon(delta) == max(float(full.epsilon(np.array([delta]))[0]), 0.0)
+            assert curve._prof is not None
+        for eps in (0.0, 0.5 * float(loss[-1]), float(loss[-1])):
+            assert curve.delta(eps) == min(max(float(full.delta(np.array([eps]))[0]), 0.0), 1.0)
