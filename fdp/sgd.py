@@ -357,6 +357,9 @@ class _SymmetricMin(Bracketed):
     def __init__(
         self, f: Bracketed, g: Bracketed | None, remove_cap: float = math.inf, **kw: object
     ) -> None:
+        #: g is f⁻¹ (built on demand): then δ_g(0) = δ_f(0), the total variation distance of the
+        #: pair, which is symmetric (theory §3), and no query at ε = 0 needs g
+        self._inverse_pair = g is None
         rem = _Remove(f, g)  # (the envelopes' builders hold it, not self: no reference cycle)
         super().__init__(lambda: min_envelope(f.lower, rem.get().lower),
                          lambda: min_envelope(f.upper, rem.get().upper),
@@ -480,7 +483,8 @@ class _SymmetricMin(Bracketed):
         d = np.atleast_1d(np.asarray(delta, dtype=float))
         fe = np.array(np.broadcast_to(np.atleast_1d(np.asarray(f_eps, dtype=float)), d.shape))
         out = np.minimum(fe, self._cap)
-        todo = ~self._screened(fe, d) & (self._cap > fe)
+        todo = (self._cap > fe) & ~(self._inverse_pair & (fe == 0.0))  # (ε_f = 0: see _g_delta)
+        todo[todo] = ~self._screened(fe[todo], d[todo])
         if np.any(todo):
             g = self._parts[1]
             cur = np.minimum(np.asarray(g._side_lower()._epsilon(d[todo]), dtype=float),
@@ -498,7 +502,12 @@ class _SymmetricMin(Bracketed):
         fd = np.array(np.broadcast_to(np.atleast_1d(np.asarray(f_delta, dtype=float)), e.shape))
         out = np.zeros(e.shape)
         below = e < self._cap  # (beyond the cap g's δ is 0: its grid is not asked)
-        scr = self._screened(e, fd) & below
+        if self._inverse_pair:  # δ_{f⁻¹}(0) = δ_f(0) (total variation): f's certified value
+            at0 = below & (e == 0.0)
+            out[at0] = fd[at0]
+            below = below & ~at0
+        scr = np.zeros(e.shape, dtype=bool)
+        scr[below] = self._screened(e[below], fd[below])
         out[scr] = fd[scr]
         todo = below & ~scr
         if np.any(todo):

@@ -352,3 +352,20 @@ def test_remove_direction_built_only_where_a_query_needs_it() -> None:
 
     h2 = pickle.loads(pickle.dumps(fdp.dpsgd(1.1, 256 / 60000, 14063)))
     assert h2._g is None and h2.epsilon(1e-5) == h.epsilon(1e-5)
+
+
+def test_delta_at_zero_needs_no_remove_direction() -> None:
+    # δ(0) is the total variation distance, the same for a pair and its inverse (theory §3), so
+    # δ(0) (the advantage) and ε(δ) = 0 for δ ≥ δ(0) need no remove direction; its screen cannot
+    # tell there (the two are equal), so it used to be built. One step against the closed form.
+    h = fdp.dpsgd(1.0, 0.5, 1)
+    with mp.workdps(40):
+        # add pair: δ(0) = ∫ (b − a)₊ with a = N(0,1), b = (1 − p)N(0,1) + pN(μ,1): b > a for x > μ/2
+        tv = 0.5 * (mp.ncdf(0.5) - mp.ncdf(-0.5))
+    d0 = float(h.delta(0.0))
+    assert float(tv) <= d0 <= float(tv) * (1 + 1e-3)
+    assert h.epsilon(d0 * 1.01) == 0.0
+    assert h._g is None
+    # (the MNIST schedule: its advantage at no extra cost)
+    k = fdp.dpsgd(1.1, 256 / 60000, 14063)
+    assert 0.0 < float(k.delta(0.0)) < 1.0 and k._g is None
