@@ -59,7 +59,9 @@ class Bracketed(TradeOff):
         It replaces this one, once, on the first query at δ < :data:`DEEP_DELTA` (or at an ε
         where the lower curve's δ is below it), and whenever ``lower``, ``upper`` or the
         curve's values are taken: only ε(δ), δ(ε) and their brackets are answered from the bulk
-        grid. Both brackets are certified; values may tighten when it is replaced.
+        grid. Both brackets are certified; values may tighten when it is replaced. A bulk grid
+        computed without tilts answers δ ≥ ``info["min_delta"]`` only; below, its ``refine``
+        builds the tilted bulk grid, whose own ``refine`` builds the deep one.
 
     Examples
     --------
@@ -92,19 +94,40 @@ class Bracketed(TradeOff):
         self._tail = tail  # a certified closed-form upper bound on δ (fdp.tails.TailBound)
         self._refine = refine
 
-    def _deepen(self, need: Any = True) -> None:
-        """Replace the bracket by the deep one (once) if ``need`` (any true entry)."""
-        if self._refine is None or not np.any(need):
+    @property
+    def _min_delta(self) -> float:
+        """The smallest δ the current grid answers (0 once nothing finer is left to build):
+        ``info["min_delta"]`` (an untilted bulk grid whose round-off reaches larger δ), else
+        :data:`DEEP_DELTA`."""
+        if self._refine is None:
+            return 0.0
+        return float(self.info.get("min_delta", DEEP_DELTA))
+
+    def _step(self, build: Callable[[], TradeOff]) -> None:
+        """Replace the bracket by the one ``build`` makes (with its own next refinement)."""
+        self._refine = None
+        nxt = build()
+        if not isinstance(nxt, Bracketed):  # pragma: no cover - the engine always brackets
             return
-        build, self._refine = self._refine, None
-        deep = build()
-        if not isinstance(deep, Bracketed):  # pragma: no cover - the engine always brackets
-            return
-        deep._deepen()
-        self._lower, self._upper = deep._lower, deep._upper
-        self.info.update(deep.info)
+        self._lower, self._upper = nxt._lower, nxt._upper
+        if "min_delta" not in nxt.info:
+            self.info.pop("min_delta", None)
+        self.info.update(nxt.info)
         if self._tail is None:
-            self._tail = deep._tail
+            self._tail = nxt._tail
+        self._refine = nxt._refine
+
+    def _refine_for(self, delta: Any) -> None:
+        """Refine (a level at a time) until the grid answers every δ in ``delta``."""
+        d = np.asarray(delta, dtype=float)
+        while self._refine is not None and d.size and np.any(d < self._min_delta):
+            self._step(self._refine)
+
+    def _deepen(self, need: Any = True) -> None:
+        """Replace the bracket by the deep one (once) if ``need`` (any true entry); from an
+        untilted bulk grid straight to the deep one (its recipe's ``deep``)."""
+        while self._refine is not None and np.any(need):
+            self._step(getattr(self._refine, "deep", None) or self._refine)
 
     def deepen(self) -> Bracketed:
         """Build the deep (far-tail) grid now, if this curve has one to build, and return self.
@@ -158,15 +181,15 @@ class Bracketed(TradeOff):
         """The best certified δ: the lower curve's, or the closed-form tail bound where smaller
         (both are upper bounds on the true δ, so their minimum is one too)."""
         d = self._side_lower()._delta(eps)
-        if self._refine is not None and np.any(d < DEEP_DELTA):
-            self._deepen()
+        while self._refine is not None and np.any(d < self._min_delta):
+            self._step(self._refine)
             d = self._side_lower()._delta(eps)
         if self._tail is not None and self._consult_tail(d):
             d = np.minimum(d, self._tail.delta(eps))
         return d
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
-        self._deepen(np.asarray(delta) < DEEP_DELTA)
+        self._refine_for(delta)
         e = self._side_lower()._epsilon(delta)
         if self._tail is not None and self._consult_tail(delta, e):
             e = np.minimum(e, self._tail.epsilon(delta))
@@ -254,7 +277,7 @@ class Bracketed(TradeOff):
         >>> fdp.compose(fdp.Gaussian(0.3), repeat=10, numeric=True).certificate(1e-6)["source"]
         'grid'
         """
-        self._deepen(delta < DEEP_DELTA)
+        self._refine_for(delta)
         grid = float(self._side_lower().epsilon(delta))
         tail = float(self._tail.epsilon(np.array([delta]))[0]) if self._tail else float("inf")
         if tail < grid:

@@ -87,7 +87,10 @@ by composing: no per-step error accumulates beyond the per-curve ones.
    better of a re-plan at a larger tol, which keeps atoms aligned, and a coarser fixed step).
 6. **Two grids.** By default the grid is built for the bulk (``FAST``): the step meets the width
    target at ε_ref only, the window reaches a Chernoff tail of 1e-16, and the FFT is tilted at
-   the 1e-12 point of the tail. It answers every query at δ ≥ 1e-12
+   the 1e-12 point of the tail. The tilted run is made only when a query needs it: the bulk
+   grid is first computed untilted (``FAST0``), and answers δ down to where its proved
+   round-off would move ε by 5 % of ``tol`` (``info["min_delta"]``, ``_untilted_reach``); a
+   query below builds the tilted bulk grid (windows over 2¹⁷ points are tilted at once). It answers every query at δ ≥ 1e-12
    (:data:`fdp.numeric.DEEP_DELTA`); its ε bracket aims at ``tol`` from ε_ref down to that δ
    (and is wider, relative to ε, well below ε_ref). The planner's width model holds within a
    few percent for smooth compositions (Gaussian, Laplace, DP-SGD); with atoms off the grid,
@@ -133,7 +136,7 @@ from scipy.optimize import isotonic_regression
 from scipy.signal import lfilter
 
 from ._numerics import UNIT_ROUNDOFF
-from .numeric import Bracketed
+from .numeric import DEEP_DELTA, Bracketed
 from .tradeoff import LossBins, PiecewiseLinear, TradeOff
 
 __all__ = ["compose_numeric", "AccuracyWarning"]
@@ -190,6 +193,12 @@ class _Mode(NamedTuple):
 
 FAST = _Mode(k_sd=None, window_tail=1e-16, tilt_levels=(1e-12,), tail_floor=1e-14,
              trunc_budget=1e-18)
+#: the bulk grid without tilts: built first; its untilted round-off decides down to which δ it
+#: answers (``info["min_delta"]``), and a query below builds FAST (see compose_numeric)
+FAST0 = FAST._replace(tilt_levels=())
+#: windows longer than this are tilted at once: their untilted round-off reaches δ ~ 1e-4
+#: (DP-SGD σ = 2, p = 1e-3, T = 10⁶: 5e5 points), far above the δ users ask
+UNTILTED_MAX = 1 << 17
 DEEP = _Mode(k_sd=11.3, window_tail=WINDOW_TAIL, tilt_levels=(1e-12, 1e-28), tail_floor=1e-40,
              trunc_budget=None)
 
@@ -1657,7 +1666,7 @@ def _symmetric_types() -> tuple[type, ...]:
 
 def compose_numeric(
     items: list[tuple[TradeOff, int]], *, tol: float, grid_step: float | None,
-    deep: bool = False,
+    deep: bool = False, tilted: bool = False,
 ) -> TradeOff:
     """The certified numerical composition of ``items`` ((curve, repeat count) pairs).
 
@@ -1697,7 +1706,7 @@ def compose_numeric(
     if not approx and any(_vanishes(c) for c, _ in lower_items):
         return _revealing(items)
     upper_items = [(c if c.kind == "approximation" else c.upper, n) for c, n in items]
-    mode = DEEP if deep or approx or grid_step is not None else FAST
+    mode = DEEP if deep or approx or grid_step is not None else (FAST if tilted else FAST0)
     comps, h, plan = _plan(lower_items, upper_items, tol, grid_step, mode)
     # (a bulk grid over the memory cap stays a bulk grid: re-planned coarser below, it is
     # tighter at the δ it answers than the deep grid at the same cap, whose components and
@@ -1728,6 +1737,8 @@ def compose_numeric(
             AccuracyWarning,
             stacklevel=3,
         )
+    if mode is FAST0 and _window(comps, h, mode.window_tail)[1] > UNTILTED_MAX:
+        mode = FAST  # (a long window's untilted round-off reaches far above the δ asked)
     res = _fft_compose(comps, h, mode=mode)
     if res["wrap_bound"] and 2 * res["N"] <= MAX_GRID:
         # the far tail's error is wrap-around from above the window: pad the FFT (it changes
@@ -1758,13 +1769,18 @@ def compose_numeric(
         "items": [(c, n) for c, n in items],
     }
 
+    refine: Any = None if mode is DEEP else _Deepen(items, tol)
+    if mode is FAST0:
+        reach = _untilted_reach(res, tol)
+        if reach > DEEP_DELTA:  # (else the untilted grid answers all the tilted one would)
+            info["min_delta"] = reach
+            refine = _Retilt(items, tol)
     inverse = _EngineInverse(items, tol, grid_step)
     from .tails import TailBound
 
     result = Bracketed(
         lower, lambda: _curve_from_atoms(res, "upper"), name=f"numeric[{names}]", info=info,
-        inverse=inverse, tail=TailBound.lazy(items),
-        refine=None if mode is DEEP else _Deepen(items, tol),
+        inverse=inverse, tail=TailBound.lazy(items), refine=refine,
     )
     inverse.own = weakref.ref(result)  # the result, held weakly (no reference cycle)
     result._tol = tol if grid_step is None else None  # (a bracket query wider than this warns)
@@ -1831,6 +1847,47 @@ class _Deepen:
 
     def __call__(self) -> TradeOff:
         return compose_numeric(self.items, tol=self.tol, grid_step=None, deep=True)
+
+
+class _Retilt:
+    """Rebuilds an untilted bulk (``FAST0``) engine result as the tilted bulk grid (``FAST``),
+    for queries below its reach; ``deep`` goes straight to the deep grid. Picklable."""
+
+    def __init__(self, items: list[tuple[TradeOff, int]], tol: float) -> None:
+        self.items, self.tol = items, tol
+        self.deep = _Deepen(items, tol)
+
+    def __call__(self) -> TradeOff:
+        return compose_numeric(self.items, tol=self.tol, grid_step=None, tilted=True)
+
+
+def _untilted_reach(res: dict[str, Any], tol: float) -> float:
+    """The smallest δ down to which an untilted bulk composition keeps its round-off within
+    5 % of ``tol`` in ε (the tilted one is built for queries below).
+
+    At a grid loss ε = L_k, the lower side's δ(ε) = Σ_{L_j > ε} q_j (1 − e^{ε − L_j}) moves by
+    at most the round-off added above it, E_k, and its slope is −e^{ε} Σ_{L_j > ε} q_j e^{−L_j}
+    (= −(tail − δ)), so ε moves by about E_k/(e^{ε} P_k), P_k that sum. The reach is twice δ at
+    the lowest grid loss above 0 (where the mass above is at most 1e-2, the bulk's ε_ref range)
+    at which that exceeds 0.05·tol·ε; DEEP_DELTA or below means everywhere. The bracket is
+    certified whatever this says: it only decides which grid answers a query."""
+    loss = res["loss"]
+    best = np.maximum(res["lower"], 0.0)
+    pos = np.flatnonzero(loss > 0.0)
+    if pos.size == 0:
+        return 0.0
+    k0 = int(pos[0])
+    q, ll = best[k0:], loss[k0:]
+    tail = np.cumsum(q[::-1])[::-1] + res["q_inf_lower"]
+    etail = np.cumsum(res["err_lower"][k0:][::-1])[::-1]
+    # e^{L_k} Σ_{j ≥ k} q_j e^{−L_j} = q_k + e^{−h} (the same at k + 1): a first-order
+    # recursion from the top (the grid is uniform), which never overflows
+    h = float(ll[1] - ll[0]) if ll.size > 1 else 1.0
+    ptail = lfilter([1.0], [1.0, -math.exp(-h)], q[::-1])[::-1]
+    delta = np.maximum(tail - ptail, 0.0)
+    bad = (tail <= 1e-2) & (etail > 0.05 * tol * ll * ptail) & (tail > FAST.tail_floor)
+    idx = np.flatnonzero(bad)
+    return 2.0 * float(delta[idx[0]]) if idx.size else 0.0
 
 
 class _EngineInverse:

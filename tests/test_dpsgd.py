@@ -334,6 +334,7 @@ def test_remove_direction_built_only_where_a_query_needs_it() -> None:
     both = fdp.dpsgd(1.1, 256 / 60000, 14063)
     both._parts  # noqa: B018 - builds the remove direction
     assert both._g is not None
+    both.epsilon_bracket(1e-9)  # (the same queries, so the same grids: 1e-9 builds the tilt)
     assert both.epsilon_bracket(1e-5)[1] == h.epsilon_bracket(1e-5)[1]
     assert float(both.delta(hi)) == d_hi
     # where the other direction decides, the screens cannot settle it and it is built: the
@@ -350,8 +351,9 @@ def test_remove_direction_built_only_where_a_query_needs_it() -> None:
     # pickling keeps an unbuilt remove direction unbuilt, with the same answers
     import pickle
 
-    h2 = pickle.loads(pickle.dumps(fdp.dpsgd(1.1, 256 / 60000, 14063)))
-    assert h2._g is None and h2.epsilon(1e-5) == h.epsilon(1e-5)
+    fresh = fdp.dpsgd(1.1, 256 / 60000, 14063)
+    h2 = pickle.loads(pickle.dumps(fresh))
+    assert h2._g is None and h2.epsilon(1e-5) == fresh.epsilon(1e-5)
 
 
 def test_delta_at_zero_needs_no_remove_direction() -> None:
@@ -360,7 +362,7 @@ def test_delta_at_zero_needs_no_remove_direction() -> None:
     # tell there (the two are equal), so it used to be built. One step against the closed form.
     h = fdp.dpsgd(1.0, 0.5, 1)
     with mp.workdps(40):
-        # add pair: δ(0) = ∫ (b − a)₊ with a = N(0,1), b = (1 − p)N(0,1) + pN(μ,1): b > a for x > μ/2
+        # add pair: δ(0) = ∫ (b − a)₊, a = N(0,1), b = (1 − p)N(0,1) + pN(μ,1): b > a for x > μ/2
         tv = 0.5 * (mp.ncdf(0.5) - mp.ncdf(-0.5))
     d0 = float(h.delta(0.0))
     assert float(tv) <= d0 <= float(tv) * (1 + 1e-3)

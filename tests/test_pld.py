@@ -519,3 +519,50 @@ def test_capped_bulk_grid_stays_a_bulk_grid(monkeypatch: pytest.MonkeyPatch) -> 
     exact = brentq(gap, 0.0, 50.0, xtol=1e-13)
     assert lo <= exact <= hi and d_lo <= exact <= d_hi
     assert hi - lo < d_hi - d_lo  # the bulk grid is the tighter one where it answers
+
+
+def test_bulk_grid_is_untilted_until_a_query_needs_the_tilt(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The bulk grid ran every side at two tilts; the tilted run matters only where the untilted
+    # round-off is a sizable share of δ. It is now built untilted, answers δ down to its reach
+    # (info["min_delta"], where its round-off would move ε by 5 % of tol), and a query below
+    # builds the tilted bulk grid, then the deep one; deepen() goes straight to the deep one.
+    # G(0.1)^1000 = G_√10 (Dong, Roth, Su 2022, Cor 3.3) is the reference.
+    mu = math.sqrt(10.0)
+
+    def true_eps(d: float) -> float:
+        lo, hi = 0.0, 100.0
+        for _ in range(200):
+            m = 0.5 * (lo + hi)
+            val = norm.cdf(-m / mu + mu / 2) - math.exp(m) * norm.cdf(-m / mu - mu / 2)
+            lo, hi = (m, hi) if val > d else (lo, m)
+        return hi
+
+    h = fdp.compose(fdp.Gaussian(0.1), repeat=1000, numeric=True)
+    reach = h.info["min_delta"]
+    assert h.info["tilts"] == [0.0] and 1e-12 < reach < 1e-5
+    for d, tilts, mode in ((1e-5, 1, "fast"), (reach / 10, 2, "fast"), (1e-14, 3, "deep")):
+        lo, hi = h.epsilon_bracket(d)
+        assert len(h.info["tilts"]) == tilts and h.info["grid_mode"] == mode, (d, h.info["tilts"])
+        ref = true_eps(d)
+        assert lo <= ref <= hi and hi - lo <= 1e-3 * hi, (d, lo, ref, hi)
+    built = []
+    real = pld.compose_numeric
+
+    def spy(*a: object, **k: object) -> object:
+        built.append("tilted" if k.get("tilted") else "deep" if k.get("deep") else "bulk")
+        return real(*a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pld, "compose_numeric", spy)
+    g = real([(fdp.Gaussian(0.1), 1000)], tol=1e-3, grid_step=None)
+    assert g.info["tilts"] == [0.0]
+    g.deepen()
+    assert built == ["deep"] and g.info["grid_mode"] == "deep"
+    # a pickled untilted result keeps its reach and its refinements
+    import pickle
+
+    k = pickle.loads(pickle.dumps(real([(fdp.Gaussian(0.1), 1000)], tol=1e-3, grid_step=None)))
+    assert k.info["min_delta"] == reach
+    assert k.epsilon_bracket(reach / 10)[0] > 0
+    assert len(k.info["tilts"]) == 2
