@@ -90,9 +90,10 @@ by composing: no per-step error accumulates beyond the per-curve ones.
    the 1e-12 point of the tail. The tilted run is made only when a query needs it: the bulk
    grid is first computed untilted (``FAST0``), and answers δ down to where its proved
    round-off would move ε by 5 % of ``tol`` (``info["min_delta"]``, ``_untilted_reach``); a
-   query below builds the tilted bulk grid (windows over 2¹⁷ points are tilted at once). It answers every query at δ ≥ 1e-12
-   (:data:`fdp.numeric.DEEP_DELTA`); its ε bracket aims at ``tol`` from ε_ref down to that δ
-   (and is wider, relative to ε, well below ε_ref). The planner's width model holds within a
+   query below builds the tilted bulk grid (windows over 2¹⁷ points are tilted at once). The
+   bulk grid answers every query at δ ≥ 1e-12 (:data:`fdp.numeric.DEEP_DELTA`); its ε
+   bracket aims at ``tol`` from ε_ref down to that δ (and is wider, relative to ε, well below
+   ε_ref). The planner's width model holds within a
    few percent for smooth compositions (Gaussian, Laplace, DP-SGD); with atoms off the grid,
    nested compositions or flat pieces of δ(ε) the bracket can be wider at some δ, and a bracket
    query (``epsilon_bracket``) that finds it wider than ``tol`` there warns. The first deeper
