@@ -120,6 +120,9 @@ class Gaussian(TradeOff):
     def _atoms(self) -> np.ndarray:
         return np.zeros(0) if self.mu > 0 else np.zeros(1)
 
+    def _p_at_minus_inf(self) -> float:
+        return 0.0  # (the loss μX − μ²/2 is finite)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Gaussian) and other.mu == self.mu
 
@@ -333,6 +336,9 @@ class Laplace(TradeOff):
 
     def _atoms(self) -> np.ndarray:
         return np.array([-self.mu, self.mu]) if self.mu > 0 else np.zeros(1)
+
+    def _p_at_minus_inf(self) -> float:
+        return 0.0  # (the loss lies in [−μ, μ])
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Laplace) and other.mu == self.mu

@@ -553,6 +553,10 @@ class Mixture(TradeOff):
             q_inf=p * b.q_inf,
         )
 
+    def _p_at_minus_inf(self) -> float | None:
+        """0 for p < 1: the loss log(1 − p + p e^ℓ) is at least log(1 − p) > −∞."""
+        return 0.0 if self.p < 1.0 else self.base._p_at_minus_inf()
+
     def _atoms(self) -> np.ndarray | None:
         """Atoms of T(P, (1 − p)P + pQ): loss ℓ of f maps to log(1 − p + p e^ℓ); f's P-mass at
         −∞ lands at log(1 − p)."""

@@ -230,6 +230,11 @@ class TradeOff:
             "numerically"
         )
 
+    def _p_at_minus_inf(self) -> float | None:
+        """The P-mass at loss −∞ (where Q has none), if known in closed form, else None: the
+        Q-mass at +∞ of the inverse, which :class:`Inverse` otherwise finds by bisection."""
+        return None
+
     def _atoms(self) -> np.ndarray | None:
         """Finite losses that carry point masses (P- and Q-mass), or None if unknown.
 
@@ -1045,9 +1050,12 @@ class Inverse(TradeOff):
             )
 
     def _q_inf(self) -> float:
-        """Q-mass at +∞ of T(Q, P): the P-mass of f at loss −∞, i.e. 1 − min{t : f(t) = 0}."""
+        """Q-mass at +∞ of T(Q, P): the P-mass of f at loss −∞, i.e. 1 − min{t : f(t) = 0}
+        (the base's closed form where it has one, else by bisection)."""
         if self._q_inf_cache is None:  # the curve is immutable: bisect once
-            self._q_inf_cache = float(1.0 - np.asarray(self._eval(np.array([0.0])))[0])
+            known = self.base._p_at_minus_inf()
+            self._q_inf_cache = (float(known) if known is not None else
+                                 float(1.0 - np.asarray(self._eval(np.array([0.0])))[0]))
         return self._q_inf_cache
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:

@@ -566,3 +566,26 @@ def test_bulk_grid_is_untilted_until_a_query_needs_the_tilt(
     assert k.info["min_delta"] == reach
     assert k.epsilon_bracket(reach / 10)[0] > 0
     assert len(k.info["tilts"]) == 2
+
+
+@pytest.mark.parametrize("p,mu", [(256 / 60000, 1 / 1.1), (0.5, 2.0), (1e-5, 1.0), (0.9, 0.05)])
+def test_closed_form_supports_of_subsampled_gaussian_pairs(p: float, mu: float) -> None:
+    # The planner's loss supports of the two DP-SGD pairs come in closed form (the bisection over
+    # 3 × 4001 bins cost ~8 ms per query); each must leave at most `tail` of Q-mass outside on
+    # each side, checked with the pairs' own exact bin masses (normal CDFs), and the inverse's
+    # +∞ atom (the base's P-mass at −∞) is 0 as the bisection finds.
+    from fdp.operations import Mixture
+    from fdp.tradeoff import Inverse
+
+    for c in (Mixture(fdp.Gaussian(mu), p), Inverse(Mixture(fdp.Gaussian(mu), p))):
+        for tail in (1e-4, 1e-12, 1e-30, 1e-42):
+            lo, hi = pld._support_closed(c, tail)
+            assert lo < hi
+            b = c._loss_bins(np.array([lo, hi]))
+            assert b.q_below <= tail and b.q_above <= tail, (c, tail, b.q_below, b.q_above)
+            # and not much wider than needed: a 10x larger tail's interval is strictly inside
+            lo2, hi2 = pld._support_closed(c, 10 * tail)
+            assert lo <= lo2 and hi2 <= hi
+    inv = Inverse(Mixture(fdp.Gaussian(mu), p))
+    bisected = float(1.0 - inv._eval(np.array([0.0]))[0])
+    assert inv._q_inf() == 0.0 == bisected
