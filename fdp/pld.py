@@ -486,42 +486,34 @@ def _support(c: TradeOff, tail: float) -> tuple[float, float]:
 
 
 def _support_closed(c: TradeOff, tail: float) -> tuple[float, float] | None:
-    """_support in closed form for the two pairs of a Poisson-subsampled Gaussian (the add pair
-    p G_μ + (1 − p) Id and its inverse), else None. Their loss is a monotone function of one
-    normal coordinate x: ℓ(x) = log(1 − p + p e^{μx − μ²/2}) (the remove pair's is −ℓ(x)).
-    Under the add pair's Q = (1 − p)N(0, 1) + pN(μ, 1), x leaves [x_lo, x_hi] with mass at most
-    tail on each side when each of the two parts leaves it with at most tail/2 of its own; the
-    remove pair's Q is N(0, 1) (tail/2 on each side too). (Any interval serves: the grid
-    charges whatever lies outside; this one is at most a little wider than the bisection's.)"""
+    """_support in closed form for the remove pair of a Poisson-subsampled Gaussian,
+    (p G_μ + (1 − p) Id)⁻¹, else None. Its loss is −ℓ(x), ℓ(x) = log(1 − p + p e^{μx − μ²/2}),
+    a decreasing function of one coordinate x ~ N(0, 1) under its Q, so the interval is the
+    image of [−z, z] with Φ(−z) = tail/2 (half: mapping a loss edge back to x cancels in
+    e^ℓ − (1 − p) where ℓ flattens). (Any interval serves: the grid charges whatever lies
+    outside; the bisection over 3 × 4001 bins cost ~5 ms a query, for DP-SGD's screen and
+    remove direction. The add pair keeps the bisection: its grid's ends decide where the
+    optimistic side's rounding slack falls, and a closed form there moved dpsgd(1, 0.003, 3000)'s
+    slack from 1e-51 to 4e-13, flooring its optimistic curve at δ = 1e-20.)"""
     from scipy.special import ndtri
 
     from .families import Gaussian
     from .operations import Mixture
     from .tradeoff import Inverse
 
-    inv = isinstance(c, Inverse)
-    m: TradeOff = c.base if isinstance(c, Inverse) else c
+    if not isinstance(c, Inverse):
+        return None
+    m = c.base
     if not (isinstance(m, Mixture) and isinstance(m.base, Gaussian) and 0.0 < m.p < 1.0
             and 0.0 < m.base.mu < 1e3 and 0.0 < tail < 0.25):
         return None
     p, mu = m.p, m.base.mu
-    if inv:
-        z = -float(ndtri(0.5 * tail))  # (half: the loss map's rounding must not reach tail)
-        x_lo, x_hi = -z, z
-    else:
-        x_lo, x_hi = math.inf, -math.inf
-        for w, shift in ((1.0 - p, 0.0), (p, mu)):
-            if w > 0.5 * tail:  # (a part lighter than tail/2 needs no room)
-                z = -float(ndtri(0.5 * tail / w))
-                x_lo, x_hi = min(x_lo, shift - z), max(x_hi, shift + z)
-        if x_lo > x_hi:  # pragma: no cover - (1 − p) or p exceeds tail/2 when tail < 0.25
-            return None
+    z = -float(ndtri(0.5 * tail))
 
     def loss(x: float) -> float:
         return float(np.logaddexp(math.log1p(-p), math.log(p) + mu * x - 0.5 * mu * mu))
 
-    lo, hi = loss(x_lo), loss(x_hi)
-    return (-hi, -lo) if inv else (lo, hi)
+    return -loss(z), -loss(-z)
 
 
 def _support_uncached(c: TradeOff, tail: float) -> tuple[float, float]:
