@@ -86,18 +86,10 @@ class _StepGrid:
         key = (n_fft, float(theta))
         hit = self._spec.get(key)
         if hit is None:
-            x, lmc, xi = self.x, 0.0, 0.0
-            if theta > 0.0:
-                with np.errstate(divide="ignore"):
-                    lw = np.log(x) + theta * self.loss
-                fin = np.isfinite(lw)
-                if fin.any():
-                    lmc = float(np.logaddexp.reduce(lw[fin]))
-                    with np.errstate(under="ignore"):
-                        x = np.exp(np.minimum(lw - lmc, 0.0))
-                    # each entry e^{log x + θℓ − log M} within relative ξ of the exact ratio
-                    # (log, product, sums and exp: a few ulps of the largest magnitude involved)
-                    xi = 8.0 * _U * (float(np.abs(lw[fin]).max()) + abs(lmc) + 2.0)
+            from .pld import _tilt
+
+            x, lmc, xi = (_tilt(self.x, self.loss, theta) if theta > 0.0
+                          else (self.x, 0.0, 0.0))
             buf: np.ndarray  # float64 either way (bincount with float weights)
             if x.size <= n_fft:
                 buf = np.zeros(n_fft)

@@ -1195,6 +1195,21 @@ def _min_of_lines(b: np.ndarray, s: np.ndarray, x: np.ndarray) -> np.ndarray:
     return out
 
 
+def _tilt(w: np.ndarray, loss: np.ndarray, theta: float) -> tuple[np.ndarray, float, float]:
+    """The measure w(ℓ) e^{θℓ}/M, M = Σ w e^{θℓ} as computed: (tilted masses, log M, ξ), each
+    entry e^{log w + θℓ − log M} within relative ξ of the exact ratio (log, product, sums and
+    exp: a few ulps of the largest magnitude involved). log M = 0 and ξ = 0 without mass."""
+    with np.errstate(divide="ignore"):
+        lw = np.where(w > 0, np.log(np.maximum(w, 1e-320)), -np.inf) + theta * loss
+    fin = np.isfinite(lw)
+    if not fin.any():
+        return np.zeros_like(w), 0.0, 0.0
+    lmc = float(np.logaddexp.reduce(lw[fin]))
+    with np.errstate(under="ignore"):
+        out = np.exp(np.minimum(lw - lmc, 0.0))
+    return out, lmc, 8.0 * _U * (float(np.abs(lw[fin]).max()) + abs(lmc) + 2.0)
+
+
 def _tilted_power(
     comps: list[_Component], side: str, theta: float, N: int
 ) -> tuple[np.ndarray, float, float, float]:
@@ -1229,16 +1244,7 @@ def _tilted_power(
     for c in comps:
         w = c.w if side == "lower" else (c.wc if c.coupled else c.wo)
         if theta > 0.0:
-            loss = c.loss[: w.size]
-            with np.errstate(divide="ignore"):
-                lw = np.where(w > 0, np.log(np.maximum(w, 1e-320)), -np.inf) + theta * loss
-            fin = np.isfinite(lw)
-            lmc = float(np.logaddexp.reduce(lw[fin])) if fin.any() else 0.0
-            with np.errstate(under="ignore"):
-                w = np.exp(np.minimum(lw - lmc, 0.0))
-            # each entry e^{log w + θℓ − lmc} is within relative ξ of the exact tilted mass
-            big = float(np.abs(lw[fin]).max()) + abs(lmc) if fin.any() else 0.0
-            xi = 8.0 * _U * (big + 2.0)
+            w, lmc, xi = _tilt(w, c.loss[: w.size], theta)
             log_xi += c.count * math.log1p(xi)
             log_m += c.count * lmc
         if w.size <= N:  # grid index k0 + j at position j (folded modulo N if longer)

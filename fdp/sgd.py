@@ -382,7 +382,6 @@ class _SymmetricMin(Bracketed):
         """Both directions (building the remove direction if it is not yet; its screens are
         then dropped)."""
         if self._rem.g is None:
-            self._rem.get()
             self._screen_grids, self._screen_curves = {}, {}
         return self._f, self._rem.get()
 
