@@ -666,8 +666,8 @@ class Subsampled(TradeOff):
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         # positive losses: those of f_p; negative: mirrored with P and Q swapped; an atom at 0
-        if edges[-1] <= 0:
-            raise ValueError("the loss grid of a subsampled curve must reach positive losses")
+        # (a grid of nonpositive losses, one chunk of a long grid in pld._loss_bins_chunked:
+        # f_p's bins all have width 0 and its mass is above)
         m0 = self.y_star - self.x_star
         pos = self.mix._loss_bins(np.maximum(edges, 0.0))
         mir = self.mix._loss_bins(np.maximum(-edges[::-1], 0.0))
@@ -697,6 +697,10 @@ class Subsampled(TradeOff):
                 b0 = self.mix._loss_bins(np.array([0.0, float(edges[0])]))
                 p_below += float(b0.p[0])
                 q_below += float(b0.q[0])
+        if edges[-1] < 0:  # the mirrored losses in (e_top, 0) lie above the grid
+            b1 = self.mix._loss_bins(np.array([0.0, -float(edges[-1])]))
+            p_above += float(b1.q[0])
+            q_above += float(b1.p[0])
         p_above += pos.p_above
         q_above += pos.q_above
         return LossBins(

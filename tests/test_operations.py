@@ -226,8 +226,30 @@ def test_subsampled_loss_bins_conserve_mass(edges: np.ndarray) -> None:
         np.testing.assert_allclose(
             lb.q[inner][:250], lb.p[::-1][inner][:250], rtol=1e-9, atol=1e-15
         )
-    with pytest.raises(ValueError, match="positive losses"):
-        c._loss_bins(np.linspace(-2, -0.1, 10))
+
+
+def test_subsampled_loss_bins_on_grids_of_one_sign() -> None:
+    """A grid of negative losses only (one chunk of a long grid: ``compose(subsample(G_2,
+    1e-5), repeat=10**5)`` raised "must reach positive losses") conserves the mass and mirrors
+    the positive grid with P and Q swapped (the curve is symmetric)."""
+    from fdp.pld import _loss_bins_chunked
+
+    c = Subsampled(fdp.Gaussian(1.5), 0.3)
+    pos = np.linspace(0.1, 2.0, 20)
+    neg = c._loss_bins(-pos[::-1])
+    assert neg.p.sum() + neg.p_below + neg.p_above == pytest.approx(1.0, abs=1e-12)
+    assert neg.q.sum() + neg.q_below + neg.q_above + neg.q_inf == pytest.approx(1.0, abs=1e-12)
+    b = c._loss_bins(pos)
+    np.testing.assert_allclose(neg.p, b.q[::-1], rtol=1e-12, atol=1e-300)
+    np.testing.assert_allclose(neg.q, b.p[::-1], rtol=1e-12, atol=1e-300)
+    assert neg.p_above == pytest.approx(b.q_below, rel=1e-12)
+    assert neg.q_above == pytest.approx(b.p_below, rel=1e-12)
+    # a grid chunked into pieces of either sign gives the bins of the whole
+    e = np.linspace(-1.0, 2.0, 101)
+    whole, chunked = c._loss_bins(e), _loss_bins_chunked(c, e, chunk=7)
+    np.testing.assert_array_equal(whole.p, chunked.p)
+    np.testing.assert_array_equal(whole.q, chunked.q)
+    assert (whole.p_below, whole.q_above) == (chunked.p_below, chunked.q_above)
 
 
 @given(
