@@ -536,9 +536,10 @@ def ref_dpsgd_eps(s: float, p: float, T: int, delta: float) -> float:
     direction M(s) = E_P[R^s] = ∫ φ R^{s+1}, add direction M(s) = ∫ φ R^{−s} (the loss of Q
     against P); ε is the larger of the two directions' ε(δ) (the curve of DP-SGD is the
     convex hull of the minimum of the two). M − 1 = ∫ φ (R^a − 1) by Gauss–Legendre on
-    [−14, (c+1)μ + 14] (expm1 form where |a log R| is small), T log M by a complex log1p, the
-    line integral by Gauss–Legendre panels out to where the integrand is below 1e-16 of its
-    peak. Slow where pT is small (the integrand then decays slowly): minutes."""
+    [−14, (c+1)μ + 14] (expm1 form where |a log R| is small; log R and, where M is huge, log M
+    by log-sum-exp: sparse p with small σ puts the saddle point at c ≫ 1), T log M by a complex
+    log1p, the line integral by Gauss–Legendre panels out to where the integrand is below 1e-16
+    of its peak. Slow where pT is small (the integrand then decays slowly): minutes."""
     import numpy as np
     from scipy import optimize
 
@@ -562,13 +563,22 @@ def ref_dpsgd_eps(s: float, p: float, T: int, delta: float) -> float:
             x, w = _gl(-14.0, max(c + 1, 0) * mu + 14, 48, 64)
             self.lw = np.log(w) - x**2 / 2 - 0.5 * math.log(2 * math.pi)  # log(weight · φ)
             self.pw = np.exp(self.lw)
-            self.logr = np.log1p(p * np.expm1(mu * x - mu * mu / 2))
+            t = mu * x - mu * mu / 2  # log R = log(1 − p + p e^t), stable for large t
+            self.logr = np.where(
+                t < 30,
+                np.log1p(p * np.expm1(np.minimum(t, 30))),
+                np.logaddexp(math.log1p(-p), math.log(p) + t),
+            )
 
         def a(self, z: Any) -> Any:
             return z + 1 if self.remove else -z
 
         def logm(self, z: Any) -> Any:  # log M(z), z complex array
             e = np.atleast_1d(self.a(np.asarray(z, dtype=complex)))[:, None] * self.logr
+            top = (e.real + self.lw).max(axis=1)
+            if top.max() > 40:  # M is huge: M − 1 = M to double precision, sum in log space
+                u = np.exp(e + self.lw - top[:, None]).sum(axis=1)
+                return top + np.log(u)
             small = e.real < 1.0
             t = np.where(
                 small,
@@ -578,7 +588,8 @@ def ref_dpsgd_eps(s: float, p: float, T: int, delta: float) -> float:
             return clog1p(t.sum(axis=1))
 
         def moments(self, c: float) -> tuple[float, float]:
-            rw = np.exp(self.a(c) * self.logr + self.lw)
+            lr = self.a(c) * self.logr + self.lw
+            rw = np.exp(lr - lr.max())
             m = rw.sum()
             m1, m2 = (rw * self.logr).sum() / m, (rw * self.logr**2).sum() / m
             return (m1 if self.remove else -m1), m2 - m1 * m1
@@ -649,6 +660,9 @@ DPSGD_REFS: dict[tuple[float, float, int, float], float] = {
     (1.0, 1e-4, 10**7, 1e-5): 1.619634174,
     (1.0, 1e-5, 10**7, 1e-5): 0.1305510903,
     (1.0, 1e-5, 10**7, 1e-10): 0.2313479948,
+    (0.5, 1e-5, 10**5, 1e-5): 0.2035878301,
+    (0.5, 1e-5, 10**6, 1e-5): 0.4941596314,
+    (0.5, 1e-5, 10**7, 1e-5): 1.095531253,
 }
 
 
