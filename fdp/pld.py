@@ -779,13 +779,25 @@ def log_mgf_bound(
     lw: np.ndarray, loss: np.ndarray, t: np.ndarray, B: int = 256, cut: float = 60.0
 ) -> np.ndarray:
     """An upper bound on log Σ_k e^{lw_k + t ℓ_k} for each t (all of one sign), ``loss``
-    increasing. Blocks of B points whose every term is below e^{−cut} of a term that exists are
-    not summed but charged B e^{ub} each (ub ≥ every term of the block), so the result is still
-    an upper bound; the other blocks are summed exactly."""
+    increasing.
+
+    On a grid whose spacings are equal to within 1e-6 (every grid the engine and the fast path
+    build), in blocks of b points with anchor a (the block's largest loss for t > 0, its smallest
+    for t < 0) every loss is within (distance in points)·d of a, d the least spacing, so
+    e^{tℓ} ≤ e^{ta} z^j with z = e^{−|t| d}: each block is a polynomial in z, all t at once by
+    one matrix product. b keeps |t| b d ≤ 600, so that terms that underflow in a block's
+    normalized weights (below e^{−745} of its largest) are below e^{−145} of that term after
+    the z^j factor; they are charged b e^{m_b − 700 + ta} per block. Other grids: blocks of B
+    points whose every term is below e^{−cut} of a term that exists are not summed but charged
+    B e^{ub} each (ub ≥ every term of the block); the other blocks are summed exactly."""
     G = loss.size
     if G < 2:
         with np.errstate(divide="ignore"):
             return np.full(t.size, float(lw[0]) if G else -np.inf) + (t * loss[0] if G else 0.0)
+    dl = np.diff(loss)
+    d = float(dl.min())
+    if d > 0 and float(dl.max()) <= d * (1.0 + 1e-6) and np.all(np.isfinite(t)):
+        return _log_mgf_uniform(lw, loss, t, d)
     nb = -(-G // B)
     pad = nb * B - G
     lp = np.concatenate([loss, loss[-1] + (loss[-1] - loss[-2]) * np.arange(1, pad + 1)])
@@ -808,6 +820,42 @@ def log_mgf_bound(
             tot = float(np.exp(x - m).sum()) + B * float(np.exp(ub[~keep] - m).sum())
         out[i] = m + math.log(tot)
     return out
+
+
+def _log_mgf_uniform(lw: np.ndarray, loss: np.ndarray, t: np.ndarray, d: float) -> np.ndarray:
+    """:func:`log_mgf_bound` on a grid of spacings ≥ d (and within 1e-6 of it): block
+    polynomials in z = e^{−|t| d}, one matrix product for all t."""
+    up = bool(t[0] > 0)
+    tm = float(np.max(np.abs(t)))
+    b = int(max(1, min(256, 600.0 / max(tm * d, 1e-300))))
+    if not up:  # mirror: the anchor is then each block's smallest loss, at its end
+        lw, loss = lw[::-1], loss[::-1]
+    G = loss.size
+    nb = -(-G // b)
+    pad = nb * b - G
+    # blocks start at the front (padding at the front of the first block)
+    lwp = np.concatenate([np.full(pad, -np.inf), lw]).reshape(nb, b)
+    anchor = loss[np.arange(nb) * b + b - 1 - pad]  # each block's last point (largest |tℓ|)
+    mb = lwp.max(axis=1)
+    live = np.isfinite(mb)
+    out = np.full(t.size, -np.inf)
+    if not live.any():
+        return out
+    lwp, anchor, mb = lwp[live], anchor[live], mb[live]
+    with np.errstate(under="ignore"):
+        c = np.exp(lwp - mb[:, None])  # (blocks, b), each row's largest is 1
+        # z^j for the point j places before the block's anchor: e^{−|t| j d}
+        z = np.exp(-np.abs(t)[None, :] * d * np.arange(b - 1, -1, -1)[:, None])  # (b, t)
+        s = c @ z  # (blocks, t) ≥ the row's top term times its z ≥ e^{−600}: no underflow
+        s += b * math.exp(-700.0)  # the terms that underflowed in c, charged in full
+    ta = t[None, :] * anchor[:, None]
+    ls = np.log(s)
+    x = mb[:, None] + ta + ls
+    top = x.max(axis=0)
+    out = top + np.log(np.exp(x - top[None, :]).sum(axis=0))
+    # rounding, upward: relative to the summands' sizes, which may cancel, and to the sums'
+    mag = (np.abs(mb)[:, None] + np.abs(ta) + np.abs(ls)).max(axis=0) + np.abs(out)
+    return out + 1e-12 + 16.0 * UNIT_ROUNDOFF * mag
 
 
 def _unbounded(c: TradeOff) -> bool:
