@@ -123,6 +123,11 @@ class Gaussian(TradeOff):
     def _p_at_minus_inf(self) -> float:
         return 0.0  # (the loss μX − μ²/2 is finite)
 
+    def _loss_moments(self) -> tuple[float, float] | None:
+        """L = μX − μ²/2 with X ~ N(μ, 1) under Q: mean μ²/2, variance μ² (for μ ≤ 30: larger
+        losses are the engine's huge-loss regime, which plans from its own bins)."""
+        return (self.mu * self.mu / 2.0, self.mu * self.mu) if self.mu <= 30.0 else None
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Gaussian) and other.mu == self.mu
 

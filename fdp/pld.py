@@ -556,6 +556,9 @@ def _moments(c: TradeOff) -> tuple[float, float]:
 
 
 def _moments_uncached(c: TradeOff) -> tuple[float, float]:
+    known = c._loss_moments()
+    if known is not None:
+        return known
     # bins 1/4000 of the support at each of a few tail levels: a step of sparse subsampling
     # (p = 1e-5) has its Q-mass within 1e-4 of 0 but its 1e-42 tail at loss 1.9, and one
     # uniform grid over that put all the mass in two bins (variance off by 12x)

@@ -235,6 +235,12 @@ class TradeOff:
         Q-mass at +∞ of the inverse, which :class:`Inverse` otherwise finds by bisection."""
         return None
 
+    def _loss_moments(self) -> tuple[float, float] | None:
+        """Mean and variance under Q of the finite part of the loss log(dQ/dP), if known in
+        closed form or by a quadrature more accurate than the engine's 4001-bin estimate, else
+        None. The engine's planner uses them to choose a grid step (never to certify)."""
+        return None
+
     def _atoms(self) -> np.ndarray | None:
         """Finite losses that carry point masses (P- and Q-mass), or None if unknown.
 
