@@ -345,6 +345,26 @@ class Laplace(TradeOff):
     def _p_at_minus_inf(self) -> float:
         return 0.0  # (the loss lies in [−μ, μ])
 
+    def _loss_moments(self) -> tuple[float, float] | None:
+        """Under Q = Lap(μ, 1): L = μ (mass 1/2), −μ (mass e^{−μ}/2), and 2x − μ on (0, μ) with
+        density e^{x−μ}/2. Mean μ − 1 + e^{−μ} (the KL divergence); E L² = μ²(1 + e^{−μ})/2 +
+        ½∫₀^μ (μ − 2y)² e^{−y} dy. Below μ = 1 by their Taylor series (the closed forms
+        cancel); for μ ≤ 30 only, like the Gaussian."""
+        m = self.mu
+        if m > 30.0:
+            return None
+        if m < 1.0:  # Σ_k (−1)^k/k! terms: mean Σ_{k≥2} (−μ)^k/k!, ∫ = Σ_k μ^{k+3} c_k (−1)^k/k!
+            mean = sum((-m) ** k / math.factorial(k) for k in range(2, 30))
+            integral = sum((-1) ** k / math.factorial(k) * m ** (k + 3)
+                           * (1 / (k + 1) - 4 / (k + 2) + 4 / (k + 3)) for k in range(30))
+        else:
+            e = math.exp(-m)
+            a, b, c = 1 - e, 1 - e * (1 + m), 2 - e * (m * m + 2 * m + 2)
+            mean = m - a
+            integral = m * m * a - 4 * m * b + 4 * c
+        second = m * m * (1 + math.exp(-m)) / 2 + integral / 2
+        return mean, max(second - mean * mean, 0.0)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Laplace) and other.mu == self.mu
 

@@ -219,3 +219,26 @@ def test_dominates_and_repr() -> None:
     assert repr(fdp.Gaussian(1.0)) == "Gaussian(mu=1)"
     assert repr(fdp.EpsDelta(1.0, 1e-5)) == "EpsDelta(eps=1, delta=1e-05)"
     assert fdp.Identity()(0.3) == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize("mu", [1e-8, 0.1, 0.99, 1.0, 3.0, 30.0])
+def test_laplace_loss_moments_against_mpmath(mu: float) -> None:
+    # the planner's mean and variance of Laplace's loss under Q = Lap(μ, 1), against mpmath
+    # quadrature of the loss |x| − |x − μ| (series below μ = 1, closed form above)
+    import mpmath as mp
+
+    with mp.workdps(40):
+        m = mp.mpf(mu)
+
+        def loss(x: object) -> object:
+            return abs(x) - abs(x - m)
+
+        def dens(x: object) -> object:
+            return mp.exp(-abs(x - m)) / 2
+
+        mean = mp.quad(lambda x: dens(x) * loss(x), [-mp.inf, 0, m, mp.inf])
+        var = mp.quad(lambda x: dens(x) * (loss(x) - mean) ** 2, [-mp.inf, 0, m, mp.inf])
+    got = fdp.Laplace(mu)._loss_moments()
+    assert got is not None
+    assert got[0] == pytest.approx(float(mean), rel=1e-12)
+    assert got[1] == pytest.approx(float(var), rel=1e-12)
