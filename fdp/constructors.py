@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ._checks import as_array, check_prob_vector
-from ._numerics import line_envelope
 from .tradeoff import Kind, PiecewiseLinear
 
 __all__ = ["from_distributions", "from_eps_delta", "from_points"]
@@ -96,43 +95,15 @@ def from_eps_delta(eps: Any, delta: Any) -> PiecewiseLinear:
             f"eps and delta must be 1-D arrays of the same length, got shapes {e.shape} and "
             f"{d.shape}"
         )
-    if float(e.max()) > 700.0:
-        # e^{ε} overflows: the envelope from the lines' (log-slope, δ) form, with exact losses
-        return _self_inverse(_envelope_masses(e, d))
-    with np.errstate(over="ignore"):
-        big = np.exp(np.minimum(e, 700.0))
-    small = np.exp(-e)
-    slopes = np.concatenate([-big, -small])
-    inter = np.concatenate([1.0 - d, small * (1.0 - d)])
-    x, y = line_envelope(slopes, inter)
-    # β at the kinks, re-read from the lines with their rounding charged down: a top line
-    # 1 − δ − e^ε α cancels to ~1e-16 where β is tiny, and the envelope took that value at the
-    # kink where the bottom line e^{−ε}(1 − δ − α) gives the true 2.6e-261 (ε = 600; the
-    # inverse's ε(1e-10) read 36.7 for 600, and ε = 30 read 29.99865)
-    y = _envelope_down(x, big, small, d)
-    # 1 − β from the lines' complement forms, δ_i + e^{ε_i} α and
-    # (1 − e^{−ε_i}) + e^{−ε_i}(δ_i + α): f(0) = 1 − min δ_i keeps a δ of 1e-18, which 1 − δ
-    # rounds away (the curve would claim pure DP: δ(ε) = 0 beyond the largest ε_i)
-    bc = np.ones(x.size)
-    om = -np.expm1(-e)
-    step = max(1, 2_000_000 // max(e.size, 1))
-    for i in range(0, x.size, step):
-        xs = x[i:i + step, None]
-        with np.errstate(over="ignore", invalid="ignore"):
-            ca = np.where(np.isinf(big), np.where(xs > 0, np.inf, 0.0), big * xs) + d
-        cb = om + small * (d + xs)
-        bc[i:i + step] = np.minimum(np.minimum(ca.min(axis=1), cb.min(axis=1)), 1.0)
-    bc = np.maximum(bc, x)  # β ≤ 1 − α
-    y = np.minimum(y, 1.0 - x)
-    ac = 1.0 - x
-    dmin = float(d.min())
-    if 0.0 < dmin and 1.0 - dmin == 1.0:
-        # f = 0 exactly from α = 1 − min δ_i, a point float64 rounds to 1: kept by its
-        # complement (the chord to (1, 0) would lie above f near α = 1)
-        x, y = np.insert(x, -1, 1.0), np.insert(y, -1, 0.0)
-        ac, bc = np.insert(ac, -1, dmin), np.insert(bc, -1, 1.0)
-    name = f"implied by {_plural(e.size, '(ε, δ) pair')}"
-    return _self_inverse(PiecewiseLinear(x, y, alpha_c=ac, beta_c=bc, q_inf=dmin, name=name))
+    if e.size == 0:
+        raise ValueError("eps and delta must hold at least one (ε, δ) pair, got none")
+    # the envelope of the lines as the lower hull of their (slope, δ) points, with exact losses
+    # (see _envelope_masses): the lines' intercepts 1 − δ_i lose every δ_i below 1e-16, and an
+    # envelope of those dropped lines with tiny δ: from_eps_delta([0.5, 2], [1e-30, 1e-80])
+    # read ε(1e-80) = 0.5 where the truth is 2
+    f = _envelope_masses(e, d)
+    f._exact_atom = True  # (its +∞ atom is min δ_i, an input)
+    return _self_inverse(f)
 
 
 def _self_inverse(f: PiecewiseLinear) -> PiecewiseLinear:
@@ -143,24 +114,6 @@ def _self_inverse(f: PiecewiseLinear) -> PiecewiseLinear:
     from_eps_delta(800, 0) read ε = ∞ where the curve itself reads 800."""
     f._self_inverse = True
     return f
-
-
-def _envelope_down(x: np.ndarray, big: np.ndarray, small: np.ndarray,
-                   d: np.ndarray) -> np.ndarray:
-    """max(0, max_i (1 − δ_i − e^{ε_i} x), max_i e^{−ε_i}(1 − δ_i − x)) at each x, each line
-    rounded down by a bound on its evaluation's error (4 ulps of its terms)."""
-    u4 = 4.0 * 2.0**-53
-    out = np.zeros(x.size)
-    step = max(1, 2_000_000 // max(d.size, 1))
-    for i in range(0, x.size, step):
-        xs = x[i:i + step, None]
-        with np.errstate(over="ignore", invalid="ignore"):
-            bx = np.where(np.isinf(big), np.where(xs > 0, np.inf, 0.0), big * xs)
-            top = (1.0 - d) - bx - u4 * bx  # (e^ε x and the subtraction: ≤ 4 ulps of e^ε x)
-            bot = small * (1.0 - d - xs) * (1.0 - u4)
-        top = np.where(np.isnan(top), -np.inf, top)
-        out[i:i + step] = np.maximum(np.maximum(top.max(axis=1), bot.max(axis=1)), 0.0)
-    return out
 
 
 def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
@@ -177,17 +130,20 @@ def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
     the +∞ atom min δ_i.
     """
     lam = np.concatenate([e, -e, [-np.inf]])  # log-slopes
+    src = np.concatenate([d, d, [1.0]])  # each point's own δ_i
+    bottom = np.concatenate([np.zeros(e.size, bool), np.ones(e.size, bool), [False]])
     with np.errstate(under="ignore"):
         # each point's δ and 1 − δ (the latter exact for the bottom lines: e^{−ε}(1 − δ))
         cv = np.concatenate([1.0 - d, np.exp(-e) * (1.0 - d), [0.0]])
         dv = np.concatenate([d, -np.expm1(-e) + np.exp(-e) * d, [1.0]])
     order = np.lexsort((dv, lam))  # by slope, then δ
-    lam, dv, cv = lam[order], dv[order], cv[order]
+    lam, dv, cv, src, bottom = lam[order], dv[order], cv[order], src[order], bottom[order]
     first = np.append(True, lam[1:] != lam[:-1])  # equal slopes: the smallest δ
-    lam, dv, cv = lam[first], dv[first], cv[first]
+    lam, dv, cv, src, bottom = lam[first], dv[first], cv[first], src[first], bottom[first]
     # past the smallest δ the hull is flat (those lines are never active)
     stop = int(np.argmin(dv))  # (the first, i.e. the shallowest, of the ties)
     lam, dv, cv = lam[: stop + 1], dv[: stop + 1], cv[: stop + 1]
+    src, bottom = src[: stop + 1], bottom[: stop + 1]
 
     def gap_d(i: int, j: int) -> float:
         """δ_i − δ_j, from the complements where both are above 1/2 (no cancellation)."""
@@ -206,7 +162,7 @@ def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
         while len(hull) >= 2 and below(hull[-2], hull[-1], i):
             hull.pop()
         hull.append(i)
-    lam, dv, cv = lam[hull], dv[hull], cv[hull]
+    lam, dv, cv, src, bottom = lam[hull], dv[hull], cv[hull], src[hull], bottom[hull]
     m = lam.size
     # s_k α_k and s_{k+1} α_k at each breakpoint k (between vertices k and k + 1), as
     # (δ_k − δ_{k+1}) / (e^{λ_{k+1} − λ_k} − 1) and (δ_k − δ_{k+1}) / (1 − e^{λ_k − λ_{k+1}})
@@ -221,6 +177,13 @@ def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
     a_hi = np.concatenate([[1.0], alpha])  # α_{k−1}
     a_lo = np.concatenate([alpha, [0.0]])  # α_k
     pm = np.maximum(a_hi - a_lo, 0.0)
+    if m > 1:
+        # the zero line's segment [α_0, 1]: 1 − α_0 = 1 − cv_1/s_1, which cancels near α = 1
+        # (from_eps_delta(1e-17, 1e-17) lost its P-atom 1e-17 at −∞ there); for a bottom line
+        # e^{−ε}(1 − δ − α) it is δ itself, for a top line (1 − e^{−ε}) + e^{−ε}δ
+        with np.errstate(under="ignore"):
+            pm[0] = float(src[1]) if bottom[1] else float(
+                -np.expm1(-lam[1]) + np.exp(-lam[1]) * src[1])
     q_hi = np.concatenate([[0.0], sa_right])  # s_k α_{k−1}
     q_lo = np.concatenate([sa_left, [0.0]])  # s_k α_k
     qm = np.maximum(q_hi - q_lo, 0.0)

@@ -359,6 +359,9 @@ class PiecewiseLinear(TradeOff):
     True
     """
 
+    #: the given +∞ atom is exact (see __init__); a class default for curves built lazily
+    _exact_atom = False
+
     def __init__(
         self,
         alpha: np.ndarray,
@@ -425,6 +428,9 @@ class PiecewiseLinear(TradeOff):
             arr.setflags(write=False)
         # set by constructions that are their own inverse (min{f, f⁻¹}**): inverse() is self
         self._self_inverse = False
+        # set where the given +∞ atom is exact (a privacy profile's own δ): mass_rtol is then
+        # charged on the finite masses only, so that ε(min δ_i) is the largest ε_i, not ∞
+        self._exact_atom = False
         # set on a curve built by inverse(): its own inverse is that curve (an involution;
         # rebuilding it would negate losses whose rounding was charged for the other side)
         self._inverse_of: PiecewiseLinear | None = None
@@ -631,7 +637,7 @@ class PiecewiseLinear(TradeOff):
         _, q, loss = self._masses
         return _Profile(
             q, loss, self._mass_qinf, self._side, self._offset, self._mass_rtol,
-            self._offset_steps,
+            self._offset_steps, self._mass_qinf if self._exact_atom else 0.0,
         )
 
     @cached_property
@@ -890,7 +896,7 @@ class _Profile:
     def __init__(
         self, q: np.ndarray, loss: np.ndarray, q_inf: float, side: str = "lower",
         offset: float = 0.0, rtol: float = 0.0,
-        offset_steps: tuple[np.ndarray, np.ndarray] | None = None,
+        offset_steps: tuple[np.ndarray, np.ndarray] | None = None, exact_atom: float = 0.0,
     ) -> None:
         top = np.isposinf(loss)
         fin = ~np.isneginf(loss) & ~top & (q > 0)  # −∞ losses never exceed ε
@@ -899,6 +905,8 @@ class _Profile:
         self.offset = float(offset) if side == "upper" else 0.0
         self.steps = offset_steps if side == "upper" else None
         self.rtol = float(rtol)  # relative error of the masses themselves
+        # the part of the +∞ atom known exactly (no rtol charged on it: a profile's own δ)
+        self.exact_atom = min(float(exact_atom), self.q_inf)
         self.loss = loss[fin]
         q = q[fin]
         m = self.loss.size
@@ -906,16 +914,23 @@ class _Profile:
         self.qc = np.zeros(m + 1)
         np.cumsum(q, out=self.qc[1:])
         self.lpc = np.full(m + 1, -np.inf)
+        # log Σ_{j<k} p_j w_j, w_j = |log q_j| + |ℓ_j|: log p_j = log q_j − ℓ_j is rounded by u·w_j
+        # (times 2 with the log's own), which e^{·} turns into an error of p_j of 2u·p_j·w_j
+        self.lpw = np.full(m + 1, -np.inf)
         if m:
             lp = np.log(q) - self.loss
+            w = np.abs(np.log(q)) + np.abs(self.loss)
             if lp.min() > -700.0 and lp.max() < 700.0:
                 # (a running sum of the P-masses themselves where none under- or overflows:
                 # its k-th partial sum is within (k − 1)u of the exact one, inside the
                 # (k + 4)u allowance of _err; 20× faster than logaddexp.accumulate)
                 with np.errstate(divide="ignore"):
                     self.lpc[1:] = np.log(np.cumsum(np.exp(lp)))
+                    self.lpw[1:] = np.log(np.cumsum(np.exp(lp) * w))
             else:
                 self.lpc[1:] = np.logaddexp.accumulate(lp)
+                with np.errstate(divide="ignore"):
+                    self.lpw[1:] = np.logaddexp.accumulate(lp + np.log(w))
         self._dk: np.ndarray | None = None
 
     def _err(
@@ -943,7 +958,14 @@ class _Profile:
         base = self.q_inf - off + qc - ep
         # masses known to a relative rtol (losses exact): every term q_j (1 − e^{ε − ℓ_j}) ≥ 0
         # moves by rtol of itself, so δ by rtol·δ
-        err = self._err(k, qc, ep, off) + self.rtol * np.maximum(base, 0.0)
+        err = self._err(k, qc, ep, off) + self.rtol * np.maximum(base - self.exact_atom, 0.0)
+        # e^{ε + lpc}: the rounding of its exponent (the sum and lpc's log) is absolute,
+        # u·(|ε| + |lpc|), and each log p_j's is u·w_j: relative errors of ep that cancellation
+        # in q − e^ε p magnifies (they moved δ by 1e-13 where |log p| ≈ 250)
+        with np.errstate(over="ignore", invalid="ignore"):
+            epw = np.exp(np.minimum(eps + self.lpw[k], 709.0))
+            err = err + np.where(ep > 0, 2.0 * _U * (ep * (np.abs(eps) + np.abs(lpc)) + epw),
+                                 0.0)
         if self.sign > 0:
             return np.maximum(base, self.q_inf) + err
         # (an optimistic δ also gives up a relative 1e-13: the masses' own few ulps)
@@ -994,10 +1016,16 @@ class _Profile:
         off = self._off(lo_end)
         num = self.q_inf - off + qc - t
         # bound num's rounding (and e^ε Pc_k ≤ Qc_k + q_∞ on the piece) on the chosen side
-        num = num + self.sign * (self._err(big, qc, qc + self.q_inf, off) + self.rtol * t)
+        num = num + self.sign * (self._err(big, qc, qc + self.q_inf, off)
+                                 + self.rtol * np.maximum(t - self.exact_atom, 0.0))
         with np.errstate(divide="ignore", invalid="ignore"):
-            e = np.where(num > 0, np.log(np.maximum(num, 1e-320)) - self.lpc[big], -np.inf)
-        e = e * (1.0 + self.sign * 8.0 * _U) + self.sign * 8.0 * _U  # the logarithms' rounding
+            lnum = np.log(np.maximum(num, 1e-320))
+            e = np.where(num > 0, lnum - self.lpc[big], -np.inf)
+        # the logarithms' rounding, and lpc's (absolute: see _at; Σ p_j w_j / Σ p_j ≤ max w_j)
+        with np.errstate(invalid="ignore"):
+            wbar = np.where(np.isfinite(self.lpc[big]), np.exp(self.lpw[big] - self.lpc[big]), 0.0)
+        mag = 2.0 * np.abs(lnum) + np.abs(self.lpc[big]) + 2.0 * wbar + big
+        e = e * (1.0 + self.sign * 8.0 * _U) + self.sign * (8.0 * _U + 2.0 * _U * mag)
         hi = self.loss[big - 1]
         lo = np.where(big < m, self.loss[np.minimum(big, m - 1)], -np.inf)
         e = np.maximum(np.clip(e, lo, hi), 0.0)

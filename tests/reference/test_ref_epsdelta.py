@@ -206,3 +206,36 @@ def test_from_eps_delta_pure_and_its_inverse(eps: float) -> None:
             got = M(float(g(a)))
             assert want * (1 - M(1e-9)) - M(1e-300) <= got <= want * (1 + M(1e-13)) + M(1e-300), (
                 a, got, want)
+
+
+def _far_apart_profiles() -> list[tuple[list[float], list[float]]]:
+    cases = [([0.5, 2.0], [1e-30, 1e-80]), ([0.0, 1.0], [1e-20, 1e-80]),
+             ([30.0, 40.0], [1e-100, 1e-200]), ([1.0, 2.0], [1e-5, 1e-17]), ([1.0], [1e-5])]
+    rng = __import__("numpy").random.default_rng(11)
+    for _ in range(12):
+        k = int(rng.integers(2, 5))
+        cases.append((sorted(rng.uniform(0, 20, k).tolist()),
+                      sorted((10 ** rng.uniform(-120, -1, k)).tolist(), reverse=True)))
+    return cases
+
+
+@pytest.mark.parametrize(("eps", "delta"), _far_apart_profiles())
+def test_from_eps_delta_keeps_lines_with_tiny_delta(eps: list[float], delta: list[float]) -> None:
+    """The envelope was taken of lines with intercepts 1 − δ_i, which lose every δ_i below
+    1e-16: lines with tiny δ dropped out, and from_eps_delta([0.5, 2], [1e-30, 1e-80]) read
+    ε(1e-80) = 0.5 (truth 2) and δ(0.5) = 1e-80 (truth 1e-30); (helper hunt, 65 optimistic
+    values on 30 random profiles). Reference: the lines' envelope in mpmath at 400 digits."""
+    f = fdp.from_eps_delta(eps, delta)
+    with mp.workdps(400):
+        for x in sorted({0.0, *eps, *[v + 0.25 for v in eps], *[max(v - 0.25, 0) for v in eps]}):
+            want = _profile_ref(eps, delta, x)
+            got = M(float(f.delta(x)))
+            assert got >= want, (x, got, want)
+            assert got <= want * (1 + M(1e-12)) + M(1e-320), (x, got, want)
+        for d in delta:
+            e = float(f.epsilon(d))
+            # ε(δ_i) is the least ε with δ(ε) ≤ δ_i: at most ε_i (the profile says so) up to
+            # rounding (δ rounded up by 1e-14 moves ε along a segment of tiny slope), and the
+            # true δ there is at most δ_i
+            assert e <= eps[delta.index(d)] * (1 + 1e-6) + 1e-12, (d, e)
+            assert _profile_ref(eps, delta, e) <= M(d) * (1 + M(1e-12)), (d, e)
