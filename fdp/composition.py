@@ -145,8 +145,9 @@ def kov(eps: float, delta: float, k: int) -> PiecewiseLinear:
     """Exact k-fold composition f_{ε,δ}^{⊗k} (Kairouz, Oh & Viswanath 2015, Thm 3.3). Exact.
 
     f_{ε,0}^{⊗k} = T(Bin(k, e^ε/(1+e^ε)), Bin(k, 1/(1+e^ε))): outcome l has loss (k − 2l)ε.
-    Binomial masses are computed in log space, so k = 10⁶ works; masses below the float64 range
-    (< 1e-308) are dropped, which changes the curve by less than that.
+    Binomial masses are computed in log space, so k = 10⁶ works; Q-masses below the float64
+    range are rounded up to the least subnormal (δ only rises, by less than 1e-323 per outcome),
+    so that ε(δ) below 1e-308 still reaches the largest loss kε.
 
     Examples
     --------
@@ -174,8 +175,7 @@ def kov(eps: float, delta: float, k: int) -> PiecewiseLinear:
         loss = loss + 2.0 * u * np.abs(loss)
         # s_, r_ within u each: a term s^l r^{k−l} within k u, relatively
         rtol = max(rp, rq) + (k + 4.0) * u
-        with np.errstate(under="ignore"):
-            base = PiecewiseLinear.from_masses(np.exp(lp), np.exp(lq), loss=loss, mass_rtol=rtol)
+        base = PiecewiseLinear.from_masses(np.exp(lp), _exp_up(lq), loss=loss, mass_rtol=rtol)
     lk = k * math.log1p(-d) if d < 1.0 else -math.inf
     dk = -math.expm1(lk) if d < 1.0 else 1.0  # 1 − (1 − δ)^k
     # (1 − δ)^k from the log, rounded down by its relative error (see _closed_form)
@@ -183,6 +183,16 @@ def kov(eps: float, delta: float, k: int) -> PiecewiseLinear:
     out = _delta_mix_pl(base, dk, keep) if k else base
     out._name = f"EpsDelta(eps={e:.6g}, delta={d:.6g}) ** {k}"
     return out
+
+
+def _exp_up(lq: np.ndarray) -> np.ndarray:
+    """Q-masses e^{lq}, those that underflow (lq finite) rounded up to the least subnormal: a
+    Q-mass at loss ℓ adds q (1 − e^{ε − ℓ})₊ ≥ 0 to δ(ε), so raising it errs toward less
+    privacy, and an outcome kept keeps its loss. Dropped, (EpsDelta(0.01, 0) ** 2000) read
+    ε(0) = 16.08 for the true kε = 20 (δ is positive up to kε, if below 1e-308)."""
+    with np.errstate(under="ignore"):
+        q = np.exp(lq)
+    return np.where((q == 0.0) & np.isfinite(lq), np.nextafter(0.0, 1.0), q)
 
 
 def _binomial_power(f: PiecewiseLinear, n: int) -> PiecewiseLinear:
@@ -196,7 +206,8 @@ def _binomial_power(f: PiecewiseLinear, n: int) -> PiecewiseLinear:
     with np.errstate(invalid="ignore"):
         loss = np.where(l > 0, l * fl[0], 0.0) + np.where(n - l > 0, (n - l) * fl[1], 0.0)
     with np.errstate(under="ignore"):
-        p, q = np.exp(lp), np.exp(lq)
+        p = np.exp(lp)
+    q = _exp_up(lq)
     fin = np.isfinite(loss)
     loss = np.where(fin, loss, np.where(np.isneginf(loss) | np.isnan(loss), -np.inf, loss))
     # the losses' rounding, charged upward (δ up: the curve is reported as a guarantee): each
@@ -241,7 +252,10 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear
             if p.size * fp.size > EXACT_PRODUCT_LIMIT or work > EXACT_WORK_LIMIT:
                 return None
             p = np.outer(p, fp).ravel()
-            q = np.outer(q, fq).ravel()
+            pos = np.outer(q > 0, fq > 0).ravel()
+            with np.errstate(under="ignore"):
+                q = np.outer(q, fq).ravel()
+            q = np.where(pos & (q == 0.0), np.nextafter(0.0, 1.0), q)  # (see _exp_up)
             loss = np.add.outer(loss, fl).ravel()
             # merge outcomes whose losses agree to rounding (keeps sizes polynomial for repeats);
             # a merged outcome keeps the largest of its losses, which can only raise δ

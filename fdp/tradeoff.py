@@ -861,6 +861,7 @@ def _monotone_losses(loss: np.ndarray, side: str = "lower") -> np.ndarray:
 
 #: unit roundoff of float64
 _U = UNIT_ROUNDOFF
+_TINY = float(np.nextafter(0.0, 1.0))  # the least subnormal, 2^-1074
 
 
 #: relative amount an optimistic (upper) curve's δ gives up beyond its proved rounding bounds
@@ -936,8 +937,9 @@ class _Profile:
     def _err(
         self, k: np.ndarray, qc: np.ndarray, ep: np.ndarray, off: np.ndarray | float
     ) -> np.ndarray:
-        # k = 0: δ is the atom (minus the offset) with no sum to round
-        return np.where(k > 0, (k + 4.0) * _U * (self.q_inf + off + qc + ep), 0.0)
+        # k = 0: δ is the atom (minus the offset) with no sum to round; each operation also
+        # rounds absolutely by up to the least subnormal (masses there: kov's underflowed ones)
+        return np.where(k > 0, (k + 4.0) * (_U * (self.q_inf + off + qc + ep) + _TINY), 0.0)
 
     def _off(self, eps: np.ndarray) -> np.ndarray | float:
         """The offset subtracted from δ at ε (``offset`` itself, or the step function)."""

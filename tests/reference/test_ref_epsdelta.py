@@ -239,3 +239,25 @@ def test_from_eps_delta_keeps_lines_with_tiny_delta(eps: list[float], delta: lis
             # true δ there is at most δ_i
             assert e <= eps[delta.index(d)] * (1 + 1e-6) + 1e-12, (d, e)
             assert _profile_ref(eps, delta, e) <= M(d) * (1 + M(1e-12)), (d, e)
+
+
+@pytest.mark.parametrize(("eps", "k"), [(0.01, 2000), (0.01, 100_000), (0.5, 3000)])
+def test_kov_below_the_float_range(eps: float, k: int) -> None:
+    """KOV's binomial Q-masses below 1e-308 were dropped: (EpsDelta(0.01, 0) ** 2000) read
+    ε(0) = 16.08, kov(0.01, 0, 10⁵) 126.28, where δ is positive (if below the float range) up
+    to the largest loss kε (helper hunt). Now rounded up to the least subnormal: ε(0) = kε,
+    and δ(ε) ≥ the binomial sum in mpmath between the old and the true end."""
+    for f in (fdp.EpsDelta(eps, 0.0) ** k, fdp.kov(eps, 0.0, k)):
+        assert k * eps <= f.epsilon(0.0) <= k * eps * (1 + 1e-12)
+    f = fdp.kov(eps, 0.0, k)
+    E = M(eps)
+    s = 1 / (1 + mp.exp(-E))  # P(+ε) under the first distribution: loss (k − 2l)ε, l of −ε
+    with mp.workdps(60):
+        for x in (0.8 * k * eps, 0.95 * k * eps):
+            # δ(x) = Σ_l C(k, l) s^{k−l} r^l (1 − e^{x − (k − 2l)ε}) over (k − 2l)ε > x
+            want = mp.fsum(mp.binomial(k, j) * s ** (k - j) * (1 - s) ** j
+                           * (1 - mp.exp(M(x) - (k - 2 * j) * E))
+                           for j in range(0, k + 1) if (k - 2 * j) * eps > x)
+            assert M(float(f.delta(x))) >= want, (x, f.delta(x), want)
+    rr = fdp.compose(fdp.mechanisms.randomized_response(eps), repeat=k)  # _binomial_power
+    assert k * eps <= rr.epsilon(0.0) <= k * eps * (1 + 1e-12)
