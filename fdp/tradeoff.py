@@ -121,11 +121,18 @@ class TradeOff:
     def to_piecewise(self, n: int = 4001) -> PiecewiseLinear:
         """The chord interpolation of f through n points dense near α = 0 and 1.
 
-        Chords of a convex curve lie above it, so the result is ≥ f (an upper approximation).
+        Chords of a convex curve lie above it, so the result is ≥ f (an upper approximation):
+        each value is rounded up by 8 ulps (the closed forms' rounding), and no point is taken
+        below α = 1e-12, where 1 − f(α) has few significant digits left in β (points at
+        α = 1e-16 read β = 1 − 3.3e-16 for the true 1 − 3.2e-16 of L_1, a chord below f that
+        group() amplified: group(Laplace(1), 2)'s upper curve read ε(0) = 2.06 for 2).
         """
         t = np.linspace(0.0, 1.0, n)
-        a = np.unique(np.concatenate([0.5 * (1 - np.cos(np.pi * t)), np.logspace(-16, -1, 200)]))
-        return PiecewiseLinear.from_points(a, self(a), kind="approximation")
+        a = np.unique(np.concatenate([0.5 * (1 - np.cos(np.pi * t)), np.logspace(-12, -1, 200)]))
+        a = a[(a == 0.0) | (a >= 1e-12)]
+        b = np.asarray(self(a), dtype=float)
+        b = np.minimum(b * (1.0 + 8.0 * _U) + _TINY, 1.0 - a)  # (f(0) too: C_p(G_1) read 1 − 9e-16)
+        return PiecewiseLinear.from_points(a, b, kind="approximation")
 
     @property
     def is_symmetric(self) -> bool:
