@@ -45,13 +45,16 @@ def advanced(eps: float, delta: float, k: int, delta_prime: float) -> tuple[floa
     """Advanced composition (Dwork, Rothblum & Vadhan 2010; Dwork & Roth Thm 3.20). A bound.
 
     k runs of an (ε, δ)-DP mechanism are (ε', kδ + δ')-DP with
-    ε' = √(2k ln(1/δ')) ε + k ε (e^ε − 1).
+    ε' = √(2k ln(1/δ')) ε + k ε (e^ε − 1), rounded up; ∞ where e^ε overflows (ε > 709: the
+    bound exceeds 1e300 there, and basic composition kε is the one to use).
     """
     e = check_scalar("eps", eps, low=0.0)
     d = check_scalar("delta", delta, low=0.0, high=1.0)
     k = check_int("k", k, low=1)
     dp = check_scalar("delta_prime", delta_prime, low=0.0, high=1.0, low_open=True)
-    ep = math.sqrt(2 * k * math.log(1 / dp)) * e + k * e * math.expm1(e)
+    if e > 709.0:
+        return math.inf, float(min(k * d + dp, 1.0))
+    ep = (math.sqrt(2 * k * math.log(1 / dp)) * e + k * e * math.expm1(e)) * (1 + 8 * 2.0**-53)
     return float(ep), float(min(k * d + dp, 1.0))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -93,3 +94,15 @@ def test_bad_input() -> None:
         compare(**dp, sampling="shuffle")
     with pytest.raises(ValueError, match="DP-SGD"):
         compare([(fdp.Gaussian(1.0), 2)], sampling="uniform")
+
+
+def test_advanced_composition_where_e_to_the_eps_overflows() -> None:
+    # ε > 709: e^ε − 1 overflowed (OverflowError from compare's "advanced" row and the CLI);
+    # the bound is ∞ there and basic composition kε answers
+    from fdp import classical as C
+
+    assert C.advanced(710.0, 0.0, 3, 1e-5) == (math.inf, 1e-5)
+    e, _ = C.advanced(1.0, 0.0, 3, 1e-5)
+    assert e >= math.sqrt(6 * math.log(1e5)) + 3 * math.expm1(1.0)
+    c = fdp.compare([(fdp.Laplace(1000.0), 3)], delta=1e-300)
+    assert c.row("advanced").eps == pytest.approx(3000.0, rel=1e-12)

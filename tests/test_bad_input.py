@@ -325,6 +325,10 @@ BAD_PY: list[tuple[str, Call, list[str]]] = [
     ("basic lengths", lambda: C.basic([1], [0.1, 0.2]), ["eps and delta"]),
     ("basic eps<0", lambda: C.basic([-1], [0]), ["eps", "-1"]),
     ("advanced k 0", lambda: C.advanced(1, 0, 0, 1e-5), ["k", "0"]),
+    # (a step this fine asked for 15 GiB and raised MemoryError)
+    ("compose grid_step too fine",
+     lambda: fdp.compose(fdp.Laplace(1.0), fdp.Laplace(0.5), grid_step=1e-9),
+     ["grid_step", "1e-09", "at least"]),
     ("advanced delta_prime 0", lambda: C.advanced(1, 0, 10, 0), ["delta_prime", "0"]),
     ("advanced_for_curve str", lambda: C.advanced_for_curve("x", 10, 1e-5), ["f", "str"]),
     ("advanced_for_curve k", lambda: C.advanced_for_curve(G, 0, 1e-5), ["k", "0"]),
