@@ -363,6 +363,14 @@ def edgeworth(*curves: TradeOff, n: int | None = None) -> TradeOff:
         a, b = loss_cumulants(c)
         cp += k * a
         cq += k * b
+    names = ", ".join(f"{c!r}" + (f"^{k}" if k > 1 else "") for c, k in items)
+    if not (np.all(np.isfinite(cp)) and np.all(np.isfinite(cq))):
+        raise ValueError(f"edgeworth needs finite loss cumulants; {names} has an infinite one "
+                         "(a perfectly revealing or unbounded-atom part)")
+    if cp[1] <= 0.0 or cq[1] <= 0.0:  # no privacy loss at all: the identity, exactly
+        out = PiecewiseLinear.from_points([0.0, 1.0], [1.0, 0.0], kind="approximation")
+        out._name = f"Edgeworth[{names}]"
+        return out
     sp, sq = math.sqrt(cp[1]), math.sqrt(cq[1])
     lo = min(cp[0] - 12 * sp, cq[0] - 12 * sq)
     hi = max(cp[0] + 12 * sp, cq[0] + 12 * sq)
@@ -377,7 +385,6 @@ def edgeworth(*curves: TradeOff, n: int | None = None) -> TradeOff:
     curve = PiecewiseLinear.from_points(
         np.clip(alpha, 0, 1), np.clip(beta, 0, 1), kind="approximation"
     )
-    names = ", ".join(f"{c!r}" + (f"^{k}" if k > 1 else "") for c, k in items)
     curve._name = f"Edgeworth[{names}]"
     return curve
 

@@ -80,7 +80,15 @@ def randomized_response(eps: float, orders: Any = DEFAULT_ORDERS) -> np.ndarray:
     lam = _orders(orders)
     lp = -math.log1p(math.exp(-e))  # log p
     lq = -e + lp  # log(1 − p)
-    return np.logaddexp(lam * lp + (1 - lam) * lq, lam * lq + (1 - lam) * lp) / (lam - 1)
+    t1, t2 = lam * lp + (1 - lam) * lq, lam * lq + (1 - lam) * lp
+    return _rounded_up(np.logaddexp(t1, t2), np.maximum(np.abs(t1), np.abs(t2)), lam)
+
+
+def _rounded_up(lse: np.ndarray, mag: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """ρ = lse/(λ − 1) rounded up by the log-sum-exp's rounding (8 ulps of its terms' size)
+    and at least 0 (a Rényi divergence is; rounding left −2e-15 for rr(0), which to_epsilon
+    rejected)."""
+    return np.maximum((lse + 8.0 * np.finfo(float).eps * (1.0 + mag)) / (lam - 1), 0.0)
 
 
 def _log_a_int(q: float, sigma: float, lam: int) -> float:
@@ -214,9 +222,11 @@ def of_curve(f: TradeOff, orders: Any = DEFAULT_ORDERS) -> np.ndarray:
             return np.full(lam.shape, np.inf)
         keep = p > 0
         lp, lq = np.log(p[keep]), np.log(q[keep])
-        d1 = logsumexp(lam[:, None] * lq + (1 - lam[:, None]) * lp, axis=1)
-        d2 = logsumexp(lam[:, None] * lp + (1 - lam[:, None]) * lq, axis=1)
-        return np.maximum(d1, d2) / (lam - 1)
+        t1 = lam[:, None] * lq + (1 - lam[:, None]) * lp
+        t2 = lam[:, None] * lp + (1 - lam[:, None]) * lq
+        d1, d2 = logsumexp(t1, axis=1), logsumexp(t2, axis=1)
+        mag = np.maximum(np.abs(t1).max(axis=1), np.abs(t2).max(axis=1)) + np.log(keep.sum())
+        return _rounded_up(np.maximum(d1, d2), mag, lam)
     if not isinstance(f, TradeOff):
         raise TypeError(f"f must be a TradeOff, got {type(f).__name__} ({f!r})")
     raise TypeError(

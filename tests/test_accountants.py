@@ -106,3 +106,38 @@ def test_advanced_composition_where_e_to_the_eps_overflows() -> None:
     assert e >= math.sqrt(6 * math.log(1e5)) + 3 * math.expm1(1.0)
     c = fdp.compare([(fdp.Laplace(1000.0), 3)], delta=1e-300)
     assert c.row("advanced").eps == pytest.approx(3000.0, rel=1e-12)
+
+
+def test_compare_on_a_mechanism_without_privacy_loss() -> None:
+    # rr(0), G_0, Id: the Edgeworth row read "alpha must be a number in [0, 1], got NaN" and
+    # the RDP row "rho must lie in [0, inf], got [3.3e-15, -1.7e-15, ...]" (rounding)
+    for curve in (fdp.mechanisms.randomized_response(0.0), fdp.Gaussian(0.0)):
+        c = fdp.compare([(curve, 3)], delta=1e-5)
+        assert c.row("exact").eps == 0.0 and c.row("edgeworth").eps == 0.0
+        assert 0.0 <= c.row("rdp").eps < 0.05
+    e = fdp.edgeworth(fdp.Gaussian(0.0), n=10)
+    assert e.kind == "approximation" and float(e(0.3)) == pytest.approx(0.7, abs=1e-15)
+
+
+def test_rdp_of_discrete_curves_is_rounded_up() -> None:
+    # ρ(λ) of randomized response / a discrete pair against mpmath: never below, and ≥ 0
+    import mpmath as mp
+
+    from fdp import rdp
+
+    orders = [1.5, 2.0, 10.0, 64.0]
+    with mp.workdps(40):
+        for eps in (0.0, 1e-9, 1.0, 5.0):
+            E = mp.mpf(eps)
+            p = 1 / (1 + mp.exp(-E))
+            got = rdp.randomized_response(eps, orders)
+            for g, lam in zip(got, orders, strict=True):
+                L = mp.mpf(lam)
+                want = mp.log(p**L * (1 - p) ** (1 - L) + (1 - p) ** L * p ** (1 - L)) / (L - 1)
+                assert g >= want and g <= want + mp.mpf(1e-12) * (1 + want), (eps, lam, g, want)
+        got = rdp.of_curve(fdp.from_distributions([0.75, 0.25], [0.25, 0.75]), orders)
+        for g, lam in zip(got, orders, strict=True):
+            L = mp.mpf(lam)
+            a, b = mp.mpf(3) / 4, mp.mpf(1) / 4
+            want = mp.log(a**L * b ** (1 - L) + b**L * a ** (1 - L)) / (L - 1)
+            assert g >= want and g <= want + mp.mpf(1e-12) * (1 + want), (lam, g, want)
