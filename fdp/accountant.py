@@ -340,13 +340,16 @@ def curve_to_spec(curve: TradeOff) -> dict[str, Any]:
         return {"family": "Inverse", "base": curve_to_spec(curve.base)}
     if isinstance(curve, PiecewiseLinear) and curve.kind == "exact" and curve._offset == 0.0:
         p, q, loss = curve._masses
-        return {
+        spec = {
             "family": "PiecewiseLinear",
             "p": [float(x) for x in p],
             "q": [float(x) for x in q],
             "loss": [float(x) for x in loss],
             "q_inf": float(curve._mass_qinf),
         }
+        if curve._loss_err is not None:  # (losses computed from masses: their rounding)
+            spec["loss_err"] = [float(x) for x in curve._loss_err]
+        return spec
     raise TypeError(
         f"{curve!r} ({type(curve).__name__}, kind {curve.kind!r}) cannot be serialized: only "
         "Gaussian, Laplace, EpsDelta, Identity, exact piecewise-linear curves and their Mixture/"
@@ -383,10 +386,15 @@ def curve_from_spec(spec: dict[str, Any]) -> TradeOff:
     if fam == "Inverse":
         return curve_from_spec(spec["base"]).inverse()
     if fam == "PiecewiseLinear":
-        return PiecewiseLinear.from_masses(
+        out = PiecewiseLinear.from_masses(
             np.array(spec["p"], dtype=float), np.array(spec["q"], dtype=float),
             q_inf=float(spec["q_inf"]), loss=np.array(spec["loss"], dtype=float),
         )
+        if "loss_err" in spec:
+            err = np.array(spec["loss_err"], dtype=float)
+            if err.size == out._masses[2].size:
+                out._loss_err = err
+        return out
     raise ValueError(f"unknown curve family {fam!r}")
 
 

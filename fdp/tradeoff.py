@@ -368,6 +368,8 @@ class PiecewiseLinear(TradeOff):
 
     #: the given +∞ atom is exact (see __init__); a class default for curves built lazily
     _exact_atom = False
+    #: bounds on the rounding of losses that from_masses computed (aligned with _masses)
+    _loss_err: np.ndarray | None = None
 
     def __init__(
         self,
@@ -507,9 +509,22 @@ class PiecewiseLinear(TradeOff):
         """
         p = np.asarray(p, dtype=float).ravel()
         q = np.asarray(q, dtype=float).ravel()
+        err: np.ndarray | None = None
         if loss is None:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                loss = np.log(q) - np.log(p)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                lq, lp = np.log(q), np.log(p)
+                loss = lq - lp
+                # its rounding (each log within an ulp of its size, the difference another),
+                # charged on δ and ε (see _profile); the order of the outcomes keeps the
+                # nearest values
+                err = np.where(np.isfinite(loss),
+                               2.0 * _U * (np.abs(lq) + np.abs(lp)) + _U * np.abs(loss), 0.0)
+                # for q/p in [1/2, 2] q − p is exact (Sterbenz): log1p((q − p)/p) is within
+                # a few ulps of its own size (0 for p = q: the identity stays exact)
+                near = (p > 0) & (q >= 0.5 * p) & (q <= 2.0 * p)
+                l1 = np.log1p((q - p) / np.where(near, p, 1.0))
+                loss = np.where(near, l1, loss)
+                err = np.where(near, 4.0 * _U * np.abs(l1), err)
             q_only = (p == 0) & (q > 0)
         else:  # given losses are the authority: a P-mass that underflowed keeps its loss
             loss = np.asarray(loss, dtype=float).ravel()
@@ -520,6 +535,8 @@ class PiecewiseLinear(TradeOff):
         p, q, loss = p[keep], q[keep], loss[keep]
         order = np.argsort(-loss, kind="stable")
         p, q, loss = p[order], q[order], loss[order]
+        if err is not None:
+            err = err[keep][order]
         # merge equal losses (colinear segments)
         if p.size > 1:
             new = np.concatenate([[True], loss[1:] != loss[:-1]])
@@ -527,6 +544,10 @@ class PiecewiseLinear(TradeOff):
             p = np.bincount(grp, weights=p)
             q = np.bincount(grp, weights=q)
             loss = loss[new]
+            if err is not None:
+                e_max = np.zeros(int(grp[-1]) + 1)
+                np.maximum.at(e_max, grp, err)
+                err = e_max
         masses = (p.copy(), q.copy(), loss.copy())
         for arr in masses:
             arr.setflags(write=False)
@@ -557,7 +578,7 @@ class PiecewiseLinear(TradeOff):
         mass_q_inf = q_inf
         if qc[0] > 0:  # the curve starts below 1 − q_∞: for evaluation that is a +∞ atom
             q_inf, qc = q_inf + float(qc[0]), qc - qc[0]
-        return cls(
+        out = cls(
             a,
             b,
             alpha_c=ac,
@@ -570,6 +591,8 @@ class PiecewiseLinear(TradeOff):
             mass_q_inf=mass_q_inf,
             mass_rtol=mass_rtol,
         )
+        out._loss_err = err
+        return out
 
     # ---- data ----------------------------------------------------------------------------
     @property
@@ -642,6 +665,16 @@ class PiecewiseLinear(TradeOff):
     @cached_property
     def _profile(self) -> _Profile:
         _, q, loss = self._masses
+        err = self._loss_err
+        if err is not None and err.size == loss.size and err.any():
+            # losses computed from the masses, raised by their rounding (kept non-increasing:
+            # the largest raised value at or after each): from_distributions([.75, .25],
+            # [.25, .75]).epsilon(1e-300) read 1.0986122886681096, 2 ulps below log 3
+            fin = np.isfinite(loss)
+            up = np.where(fin, loss + err, loss)
+            up = np.where(fin, np.maximum.accumulate(np.where(fin, up, -np.inf)[::-1])[::-1],
+                          loss)
+            loss = np.maximum(up, loss)
         return _Profile(
             q, loss, self._mass_qinf, self._side, self._offset, self._mass_rtol,
             self._offset_steps, self._mass_qinf if self._exact_atom else 0.0,
@@ -745,9 +778,20 @@ class PiecewiseLinear(TradeOff):
                 keep = (p > 0) | (q > 0)
                 p, q, loss = p[keep], q[keep], loss[keep]
             (pp, qq, ll), q_inf = _swap_masses(p, q, loss, atom)
-            return PiecewiseLinear.from_masses(
+            out = PiecewiseLinear.from_masses(
                 pp, qq, q_inf=q_inf, loss=ll, kind=self.kind, mass_rtol=self._mass_rtol,
             )
+            err = self._loss_err
+            if given and err is not None and err.size == loss.size:
+                # the same rounding bounds, for the negated losses (charged up there too),
+                # matched by value (from_masses drops empty outcomes and merges equal losses)
+                e = np.append(err[~np.isneginf(loss)][::-1], 0.0)
+                lo = out._masses[2]
+                srt = np.argsort(ll, kind="stable")
+                j = np.clip(np.searchsorted(ll[srt], lo), 0, ll.size - 1)
+                hit = ll[srt][j] == lo
+                out._loss_err = np.where(hit, e[srt][j], 0.0)
+            return out
         a, ac, b, bc = self._swapped()
         return PiecewiseLinear(a, b, alpha_c=ac, beta_c=bc, kind=self.kind)
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import given
+import numpy as np
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fdp
 
 from ._check import check_curve
-from ._ref import PL, binomial_rr_product, dist, power, product
+from ._ref import PL, M, binomial_rr_product, dist, mp, power, product
 from ._strategies import NMAX, composition, dyadic_pair, sweep, types
 
 SWEEP = sweep(12)
@@ -162,3 +163,26 @@ def test_nearly_revealing_pair_many_times() -> None:
         assert lo >= 1 - 1e-9
     lo, hi = h.epsilon_bracket(1e-6)
     assert lo == hi == float("inf")
+
+
+@given(st.lists(st.tuples(st.floats(1e-6, 1.0), st.floats(1e-6, 1.0)), min_size=2, max_size=6))
+@settings(max_examples=60, deadline=None)
+def test_discrete_losses_are_rounded_up(pairs) -> None:  # noqa: ANN001
+    """Losses that from_masses computes as log q − log p were read to the nearest float:
+    from_distributions([.75, .25], [.25, .75]).epsilon(1e-300) gave 1.0986122886681096, 2 ulps
+    below log 3 (δ there is 1e-16, not 1e-300), and so did the inverse (helper hunt). Now
+    raised by their rounding bound, in both directions. Reference: the same float masses in
+    mpmath (the largest loss, and δ at a few ε)."""
+    p = np.array([a for a, _ in pairs])
+    q = np.array([b for _, b in pairs])
+    p, q = p / p.sum(), q / q.sum()
+    f = fdp.from_distributions(p, q)
+    with mp.workdps(50):
+        for g, (pp, qq) in ((f, (p, q)), (f.inverse(), (q, p))):
+            P = [M(x) for x in pp / pp.sum()]
+            Q = [M(x) for x in qq / qq.sum()]
+            top = max(mp.log(b / a) for a, b in zip(P, Q, strict=True))
+            assert M(float(g.epsilon(1e-300))) >= top, (float(g.epsilon(1e-300)), top)
+            for e in (0.0, float(top) / 2, float(top) - 1e-9):
+                want = mp.fsum(max(0, b - mp.exp(M(e)) * a) for a, b in zip(P, Q, strict=True))
+                assert M(float(g.delta(e))) >= want, (e, g.delta(e), want)
