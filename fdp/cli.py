@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import decimal
 import json
 import math
 import os
@@ -127,10 +128,18 @@ def _f6(x: float) -> str:
     return _num(x) if not math.isfinite(x) else f"{x:.6f}"
 
 
-def _num(x: float) -> str:
+def _num(x: float, side: str | None = None) -> str:
+    """Six significant digits; ``side="up"``/``"down"`` rounds toward less privacy for a
+    guarantee printed as text (an ε or σ up, a largest μ down: `%.6g` printed ε = 3.09943 for
+    the exact 3.0994303, whose δ is 1.000004e-10 > 1e-10). JSON keeps the full value."""
     if math.isnan(x):
         return "n/a"
-    return ("inf" if x > 0 else "-inf") if math.isinf(x) else f"{x:.6g}"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if side is None or x == 0.0:
+        return f"{x:.6g}"
+    rnd = decimal.ROUND_CEILING if side == "up" else decimal.ROUND_FLOOR
+    return f"{decimal.Context(prec=6, rounding=rnd).create_decimal(x):.6g}"
 
 
 def to_json(out: dict[str, Any]) -> str:
@@ -235,7 +244,7 @@ def _add_gdp_to_dp(sub: Any) -> None:
 def cmd_gdp_to_dp(args: argparse.Namespace) -> dict[str, Any]:
     if args.delta is not None:
         e = float(gdp.epsilon(args.mu, args.delta))
-        text = f"{args.mu:g}-GDP is ({_num(e)}, {args.delta:g})-DP"
+        text = f"{args.mu:g}-GDP is ({_num(e, 'up')}, {args.delta:g})-DP"
         if math.isinf(e):
             text += (
                 " only: no finite ε has δ(ε) = 0 when μ > 0"
@@ -244,7 +253,7 @@ def cmd_gdp_to_dp(args: argparse.Namespace) -> dict[str, Any]:
             )
         return {"mu": args.mu, "delta": args.delta, "eps": e, "text": text}
     d = float(gdp.delta(args.mu, args.eps))
-    text = f"{args.mu:g}-GDP is ({args.eps:g}, {d:.6e})-DP"
+    text = f"{args.mu:g}-GDP is ({args.eps:g}, {_num(d, 'up')})-DP"
     if d == 0.0 and args.mu > 0:
         ld = float(gdp.log_delta(args.mu, args.eps))
         text += f" (δ = exp({ld:.6g}) > 0" if math.isfinite(ld) else " (δ > 0"
@@ -272,12 +281,12 @@ def cmd_dp_to_gdp(args: argparse.Namespace) -> dict[str, Any]:
 
     m = float(gdp.mu(args.eps, args.delta)) + 0.0
     out: dict[str, Any] = {"eps": args.eps, "delta": args.delta, "mu": m}
-    text = f"(ε, δ) = ({args.eps:g}, {args.delta:g}) is met by μ-GDP for μ ≤ {_num(m)}"
+    text = f"(ε, δ) = ({args.eps:g}, {args.delta:g}) is met by μ-GDP for μ ≤ {_num(m, 'down')}"
     if args.delta == 0.0:
         # Φ(−μ/2) = 1/(1 + e^ε), in log space (no underflow for large ε); + 0.0: no "-0"
         star = float(-2.0 * ndtri_exp(log_expit(-args.eps))) + 0.0
         out["mu_dominating"] = star
-        text += f"; f_{{ε,0}} ≥ G_μ for μ ≤ {_num(star)}"
+        text += f"; f_{{ε,0}} ≥ G_μ for μ ≤ {_num(star, 'down')}"
     out["text"] = text
     return out
 
@@ -750,9 +759,10 @@ def _compare_text(res: Any) -> str:
         lines.append(str(res.conventions["text"]))
     lines.append(f"{'method':<11} {'ε':>12} {'certified lower ε':>18}  what it is")
     for r in res.rows:
-        lo = "" if r.eps_lower is None else _num(r.eps_lower)
+        lo = "" if r.eps_lower is None else _num(r.eps_lower, "down")
         note = f" ({r.note})" if r.note else ""
-        lines.append(f"{r.method:<11} {_num(r.eps):>12} {lo:>18}  {r.kind}{note}")
+        up = "up" if r.kind.startswith("certified") or r.kind.startswith("exact") else None
+        lines.append(f"{r.method:<11} {_num(r.eps, up):>12} {lo:>18}  {r.kind}{note}")
     return "\n".join(lines)
 
 
@@ -826,7 +836,7 @@ def cmd_calibrate(args: argparse.Namespace) -> dict[str, Any]:
             "count": count,
             "eps": args.eps,
             "delta": delta,
-            "text": f"Gaussian noise σ = {s:.6g} (exact; sensitivity {sens:g}) "
+            "text": f"Gaussian noise σ = {_num(s, 'up')} (exact; sensitivity {sens:g}) "
             f"for {count} mechanism(s) to be ({args.eps:g}, {delta:g})-DP",
         }
     if args.mechanism == "laplace":
@@ -844,7 +854,7 @@ def cmd_calibrate(args: argparse.Namespace) -> dict[str, Any]:
             "count": count,
             "eps": args.eps,
             "delta": delta,
-            "text": f"Laplace scale b = {b:.6g} (certified; sensitivity {sens:g}) "
+            "text": f"Laplace scale b = {_num(b, 'up')} (certified; sensitivity {sens:g}) "
             f"for {count} mechanism(s) to be ({args.eps:g}, {delta:g})-DP",
         }
     if args.count is not None:
@@ -888,7 +898,7 @@ def cmd_calibrate(args: argparse.Namespace) -> dict[str, Any]:
             "sample_rate": p,
             "steps": t,
             **_conv_out(conv),
-            "text": f"noise multiplier σ = {s:.6g} meets {target} (p = {p:.6g}, T = {t}, "
+            "text": f"noise multiplier σ = {_num(s, 'up')} meets {target} (p = {p:.6g}, T = {t}, "
             f"{conv.sampling} sampling; certified, relative tolerance 1e-3)\n  "
             f"{conv.describe()}",
         }

@@ -366,17 +366,25 @@ def _closed_form(items: list[tuple[TradeOff, int]]) -> TradeOff | None:
     # space (a power of a rounded 1 − δ loses (1 − δ)^n's digits), rounded up
     log_keep = 0.0
     rest: list[tuple[TradeOff, int]] = []
+    deltas: list[tuple[float, int]] = []
     for c, n in items:
         if isinstance(c, EpsDelta) and c.delta_ > 0:
             log_keep += n * math.log1p(-c.delta_) if c.delta_ < 1.0 else -math.inf
+            deltas.append((c.delta_, n))
             if c.eps > 0:
                 rest.append((EpsDelta(c.eps, 0.0), n))
         elif isinstance(c, DeltaMix):
             log_keep += n * math.log1p(-c.delta_) if c.delta_ < 1.0 else -math.inf
+            deltas.append((c.delta_, n))
             rest.append((c.base, n))
         else:
             rest.append((c, n))
-    d = min(-math.expm1(log_keep) * (1.0 + 1e-15), 1.0) if log_keep < 0.0 else 0.0
+    if len(deltas) == 1 and deltas[0][1] == 1:
+        # one δ: the atom is δ itself (through the log it came out 1.000000000000001e-9, and
+        # compose(EpsDelta(1), EpsDelta(1, 1e-9)).epsilon(1e-9) read ∞ for the true 2)
+        d = deltas[0][0]
+    else:
+        d = min(-math.expm1(log_keep) * (1.0 + 1e-15), 1.0) if log_keep < 0.0 else 0.0
     # the kept mass Π(1 − δ_i)^{n_i} from the log directly (1 − d keeps only d's absolute
     # precision when d is close to 1), rounded down by its relative error ≤ 4u(1 + |log|)
     keep = math.exp(log_keep) * (1.0 - 4.4e-16 * (1.0 + abs(log_keep))) if log_keep < 0.0 else 1.0

@@ -145,7 +145,10 @@ def _log_one_minus_ratio(u: float, c: float) -> float:
     for x, w in zip(xs, _GL_W, strict=True):
         total += w * _g_times_x2(float(x)) * (u / x) ** 2
     # ∫ g ≈ (c/2) Σ w x²g(x)/x², and 1/x² = (u/x)²/u²; erfcx(u) = ue/u
-    return math.log(0.5 * c) + math.log(total) - math.log(u) - math.log(ue)
+    if c <= 0.0:  # (μ = 0: nothing between the terms)
+        return -math.inf
+    # (log 0.5 + log c: 0.5·c underflows to 0 for c = 5e-324, μ = 1e-323, a math domain error)
+    return math.log(0.5) + math.log(c) + math.log(total) - math.log(u) - math.log(ue)
 
 
 _log_delta_v = np.vectorize(_log_delta_scalar, otypes=[float])

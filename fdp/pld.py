@@ -945,13 +945,14 @@ def _plan(
     ctail = mode.comp_tail(sum(counts))
     spans = [np.subtract(*_support(c, ctail)[::-1]) for c, _ in lower_items + upper_items]
     h_floor = max(H_MIN, max(spans) / 2**20, 24.0 * math.sqrt(var) / 2**21)
-    if grid_step is not None and grid_step * 2**20 < max(spans):
+    if grid_step is not None and grid_step * 2**22 < max(spans):
         # (a component's grid is built before any window check: at 1e-9 over Laplace(1)'s
-        # support it asked for 15 GiB and raised MemoryError)
+        # support it asked for 15 GiB and raised MemoryError. Plans of the engine's own stay
+        # at 2**20 points; an inverse recomposed at its forward plan's step may need 2**21)
         raise ValueError(
             f"grid_step={grid_step:g} needs {max(spans) / grid_step:.3g} points over a "
-            f"component's loss support (width {max(spans):.4g}), over the engine's cap of 2**20 "
-            f"per component (memory): grid_step must be at least {max(spans) / 2**20:.3g}"
+            f"component's loss support (width {max(spans):.4g}), over the cap of 2**22 per "
+            f"component (memory): grid_step must be at least {max(spans) / 2**22:.3g}"
         )
     # smooth case: drift ≈ h²/8 per step and unit of continuous Q-mass (atoms on the grid cost
     # nothing), so start from Σ n_i (1 − atom mass_i) h²/8 = target / R

@@ -364,3 +364,32 @@ def test_plot_write_failure_is_one_line(tmp_path, capsys: pytest.CaptureFixture[
     target.mkdir()
     rc, out, err = run(["curve", "gaussian:1", "--plot", str(target)], capsys)
     assert rc == 2 and out == "" and err.count("\n") == 1 and "--plot" in err
+
+
+def test_text_output_rounds_guarantees_toward_less_privacy(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # %.6g rounded to nearest: gdp-to-dp printed ε = 3.09943 for the exact 3.0994303 (δ there
+    # is 1.000004e-10 > 1e-10), calibrate σ = 3.73063 for 3.7306316, dp-to-gdp μ ≤ 1.23204 for
+    # the largest 1.2320354 (helper hunt). References in mpmath.
+    import re
+
+    import mpmath as mp
+
+    def num(pattern: str, text: str) -> float:
+        return float(re.findall(pattern, text)[-1])
+
+    with mp.workdps(40):
+        def delta(mu: object, eps: object) -> object:
+            return mp.ncdf(-eps / mu + mu / 2) - mp.exp(eps) * mp.ncdf(-eps / mu - mu / 2)
+
+        _, out, _ = run(["gdp-to-dp", "--mu", "0.5", "--delta", "1e-10"], capsys)
+        eps = num(r"is \(([0-9.e+-]+),", out)
+        assert delta(mp.mpf("0.5"), mp.mpf(eps)) <= mp.mpf("1e-10")
+        _, out, _ = run(["calibrate", "--mechanism", "gaussian", "--eps", "1", "--delta", "1e-5"],
+                        capsys)
+        sigma = num(r"σ = ([0-9.e+-]+)", out)
+        assert delta(1 / mp.mpf(sigma), mp.mpf(1)) <= mp.mpf("1e-5")
+        _, out, _ = run(["dp-to-gdp", "--eps", "1", "--delta", "0"], capsys)
+        star = num(r"μ ≤ ([0-9.e+-]+)", out)  # f_{1,0} ≥ G_μ iff Φ(−μ/2) ≥ 1/(1 + e)
+        assert mp.ncdf(-mp.mpf(star) / 2) >= 1 / (1 + mp.e)

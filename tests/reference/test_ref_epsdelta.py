@@ -261,3 +261,17 @@ def test_kov_below_the_float_range(eps: float, k: int) -> None:
             assert M(float(f.delta(x))) >= want, (x, f.delta(x), want)
     rr = fdp.compose(fdp.mechanisms.randomized_response(eps), repeat=k)  # _binomial_power
     assert k * eps <= rr.epsilon(0.0) <= k * eps * (1 + 1e-12)
+
+
+def test_one_delta_atom_is_delta_itself() -> None:
+    """compose(EpsDelta(1), EpsDelta(1, 1e-9)) had its δ atom 1 − (1 − 1e-9) through a log,
+    1.000000000000001e-9: ε(1e-9) read ∞ where the truth is 2 (helper hunt). With one δ the
+    atom is δ itself; the true δ(ε) below 2 (KOV with the atom, in mpmath) is above 1e-9."""
+    f = fdp.compose(fdp.EpsDelta(1.0), fdp.EpsDelta(1.0, 1e-9))
+    e = float(f.epsilon(1e-9))
+    assert 2.0 <= e <= 2.0 * (1 + 1e-12)
+    ref = kov_ref(1.0, 0.0, 2)
+    with mp.workdps(40):
+        # δ of f_{1,0}^{⊗2} ⊗ f_{0,1e-9} just below ε = 2: 1e-9 + (1 − 1e-9) δ_kov(ε) > 1e-9
+        x = M(2.0) - M(1e-6)
+        assert M(1e-9) + (1 - M(1e-9)) * ref.delta(x) > M(1e-9)
