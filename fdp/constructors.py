@@ -188,6 +188,24 @@ def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
     q_lo = np.concatenate([sa_left, [0.0]])  # s_k α_k
     qm = np.maximum(q_hi - q_lo, 0.0)
     qm[0] = 0.0  # the zero line (slope 0): P-mass only
+    if m > 2:
+        # Above α = 1/2 the masses from differences of α (and of s α) keep only an absolute
+        # 1e-16: poisson_subsample(from_eps_delta(...), 0.9).remove.delta(1.0) read 5e-9
+        # relative low (a P-mass 1.6e-8 there is the remove direction's Q-mass). There, from
+        # the complements c_k = 1 − α_k = (w_{k+1} − w_k)/(s_{k+1} − s_k), w = s + δ − 1, i.e.
+        # c_k = (r_{k+1} − r_k e^{−Δλ_k})/(1 − e^{−Δλ_k}) with r = w/s: δ_i itself for a bottom
+        # line, (1 − e^{−ε}) + e^{−ε}δ_i for a top one, 0 for the zero line; P-mass
+        # c_k − c_{k−1}, Q-mass s_k times it
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            r = np.where(bottom, src, -np.expm1(-lam) + np.exp(-lam) * src)
+            r = np.where(np.isfinite(lam), r, 0.0)
+            c = (r[1:] - r[:-1] * np.exp(-gap)) / -np.expm1(-gap)  # c_k, k = 0..m−2
+        c_lo = np.concatenate([c, [1.0]])  # 1 − α_k
+        c_hi = np.concatenate([[0.0], c])  # 1 − α_{k−1}
+        top_half = (a_lo >= 0.5) & np.isfinite(c_lo) & np.isfinite(c_hi)
+        top_half[0] = False  # (the zero line's segment: pm[0] above)
+        pm = np.where(top_half, np.maximum(c_lo - c_hi, 0.0), pm)
+        qm = np.where(top_half, np.exp(np.where(top_half, lam, 0.0)) * pm, qm)
     q_inf = float(dv[-1])
     keep = (pm > 0) | (qm > 0)
     name = f"implied by {_plural(e.size, '(ε, δ) pair')}"

@@ -275,3 +275,33 @@ def test_one_delta_atom_is_delta_itself() -> None:
         # δ of f_{1,0}^{⊗2} ⊗ f_{0,1e-9} just below ε = 2: 1e-9 + (1 − 1e-9) δ_kov(ε) > 1e-9
         x = M(2.0) - M(1e-6)
         assert M(1e-9) + (1 - M(1e-9)) * ref.delta(x) > M(1e-9)
+
+
+@pytest.mark.parametrize(("eps", "delta"), [
+    ([0.47527085752291953, 0.9699027834309322, 2.8485158690548693],
+     [0.0012727072908555724, 4.535142510417639e-08, 3.170958075325439e-08]),
+    ([0.5, 2.0], [1e-30, 1e-80]), ([1.0, 3.0, 8.0], [1e-3, 1e-9, 1e-20]),
+])
+def test_from_eps_delta_masses_near_alpha_one(eps: list[float], delta: list[float]) -> None:
+    """The segments' P-masses above α = 1/2 were differences of α values near 1 (absolute
+    1e-16): a P-mass 1.6e-8 was 5e-9 relative low, and poisson_subsample(f, 0.9).remove, whose
+    Q-mass it is, read δ(1) = 3.25331917e-8 below the exact 3.25331919e-8 (helper hunt). Now
+    from the complements. Reference: the active lines' intersections in mpmath."""
+    f = fdp.from_eps_delta(eps, delta)
+    p, q, loss = f._masses
+    with mp.workdps(120):  # (a P-mass 1e-80 next to α = 1)
+        def line(ell: float):  # noqa: ANN202 - (intercept, slope) of the line with loss ell
+            if ell == -math.inf:
+                return ZERO, ZERO
+            i = [round(x, 12) for x in eps].index(round(abs(ell), 12))
+            E, D = M(eps[i]), M(delta[i])
+            return (1 - D, -mp.exp(E)) if ell > 0 else (mp.exp(-E) * (1 - D), -mp.exp(-E))
+
+        lines = [line(float(x)) for x in loss]
+        cuts = [ZERO]
+        for (c1, s1), (c2, s2) in zip(lines[:-1], lines[1:], strict=True):
+            cuts.append((c2 - c1) / (s1 - s2))
+        cuts.append(ONE)
+        for j in range(len(lines)):
+            want = cuts[j + 1] - cuts[j]
+            assert abs(M(float(p[j])) - want) <= M(1e-12) * want + M(1e-300), (j, p[j], want)
