@@ -681,7 +681,12 @@ class Subsampled(TradeOff):
         right = self._right(np.clip(alpha, ys, 1.0))
         # the line x* + y* − α, with y* from its complement (1 − α is exact for α ≥ 1/2, and
         # y* ≈ 1 carries an absolute ulp that a small β would feel), rounded down as _right
-        mid = (xs - self.y_star_c + (1.0 - alpha)) * (1.0 - 1e-13)
+        # (and by an absolute 16 ulps of its terms, which cancel where the line meets the axis:
+        # subsample(Gaussian(20), 0.99)(0.01 − 1e-16) read 1.11e-16 for 1.006e-16)
+        ac = 1.0 - alpha
+        mid = (xs - self.y_star_c + ac) * (1.0 - 1e-13) - 16.0 * UNIT_ROUNDOFF * (
+            xs + self.y_star_c + np.abs(ac))
+        mid = np.maximum(mid, 0.0)
         return np.where(alpha <= xs, left, np.where(alpha <= ys, mid, right))
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
