@@ -970,8 +970,9 @@ class _Profile:
         # (times 2 with the log's own), which e^{·} turns into an error of p_j of 2u·p_j·w_j
         self.lpw = np.full(m + 1, -np.inf)
         if m:
-            lp = np.log(q) - self.loss
-            w = np.abs(np.log(q)) + np.abs(self.loss)
+            lq = np.log(q)
+            lp = lq - self.loss
+            w = np.abs(lq) + np.abs(self.loss)
             if lp.min() > -700.0 and lp.max() < 700.0:
                 # (a running sum of the P-masses themselves where none under- or overflows:
                 # its k-th partial sum is within (k − 1)u of the exact one, inside the
@@ -983,6 +984,10 @@ class _Profile:
                 self.lpc[1:] = np.logaddexp.accumulate(lp)
                 with np.errstate(divide="ignore"):
                     self.lpw[1:] = np.logaddexp.accumulate(lp + np.log(w))
+        # Σ p_j w_j / Σ p_j over the losses above (≤ max w_j), once: _at's error term is then
+        # e^{ε + lpc}·(|ε| + |lpc| + wbar) without a second exponential per query
+        with np.errstate(invalid="ignore", over="ignore"):
+            self.wbar = np.where(np.isfinite(self.lpc), np.exp(self.lpw - self.lpc), 0.0)
         self._dk: np.ndarray | None = None
 
     def _err(
@@ -1015,10 +1020,9 @@ class _Profile:
         # e^{ε + lpc}: the rounding of its exponent (the sum and lpc's log) is absolute,
         # u·(|ε| + |lpc|), and each log p_j's is u·w_j: relative errors of ep that cancellation
         # in q − e^ε p magnifies (they moved δ by 1e-13 where |log p| ≈ 250)
-        with np.errstate(over="ignore", invalid="ignore"):
-            epw = np.exp(np.minimum(eps + self.lpw[k], 709.0))
-            err = err + np.where(ep > 0, 2.0 * _U * (ep * (np.abs(eps) + np.abs(lpc)) + epw),
-                                 0.0)
+        with np.errstate(invalid="ignore"):
+            err = err + np.where(ep > 0, 2.0 * _U * ep * (np.abs(eps) + np.abs(lpc)
+                                                          + self.wbar[k]), 0.0)
         if self.sign > 0:
             return np.maximum(base, self.q_inf) + err
         # (an optimistic δ also gives up a relative 1e-13: the masses' own few ulps)
@@ -1075,9 +1079,7 @@ class _Profile:
             lnum = np.log(np.maximum(num, 1e-320))
             e = np.where(num > 0, lnum - self.lpc[big], -np.inf)
         # the logarithms' rounding, and lpc's (absolute: see _at; Σ p_j w_j / Σ p_j ≤ max w_j)
-        with np.errstate(invalid="ignore"):
-            wbar = np.where(np.isfinite(self.lpc[big]), np.exp(self.lpw[big] - self.lpc[big]), 0.0)
-        mag = 2.0 * np.abs(lnum) + np.abs(self.lpc[big]) + 2.0 * wbar + big
+        mag = 2.0 * np.abs(lnum) + np.abs(self.lpc[big]) + 2.0 * self.wbar[big] + big
         e = e * (1.0 + self.sign * 8.0 * _U) + self.sign * (8.0 * _U + 2.0 * _U * mag)
         hi = self.loss[big - 1]
         lo = np.where(big < m, self.loss[np.minimum(big, m - 1)], -np.inf)
