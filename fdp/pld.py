@@ -825,6 +825,10 @@ def log_mgf_bound(
     return out
 
 
+#: most entries of a (blocks, t) array in :func:`_log_mgf_uniform` (memory: 16 MB each)
+MGF_CHUNK = 1 << 21
+
+
 def _log_mgf_uniform(lw: np.ndarray, loss: np.ndarray, t: np.ndarray, d: float) -> np.ndarray:
     """:func:`log_mgf_bound` on a grid of spacings ≥ d (and within 1e-6 of it): block
     polynomials in z = e^{−|t| d}, one matrix product for all t."""
@@ -845,19 +849,36 @@ def _log_mgf_uniform(lw: np.ndarray, loss: np.ndarray, t: np.ndarray, d: float) 
     if not live.any():
         return out
     lwp, anchor, mb = lwp[live], anchor[live], mb[live]
+    # z^j for the point j places before the block's anchor: e^{−|t| j d}
     with np.errstate(under="ignore"):
-        c = np.exp(lwp - mb[:, None])  # (blocks, b), each row's largest is 1
-        # z^j for the point j places before the block's anchor: e^{−|t| j d}
         z = np.exp(-np.abs(t)[None, :] * d * np.arange(b - 1, -1, -1)[:, None])  # (b, t)
-        s = c @ z  # (blocks, t) ≥ the row's top term times its z ≥ e^{−600}: no underflow
-        s += b * math.exp(-700.0)  # the terms that underflowed in c, charged in full
-    ta = t[None, :] * anchor[:, None]
-    ls = np.log(s)
-    x = mb[:, None] + ta + ls
-    top = x.max(axis=0)
-    out = top + np.log(np.exp(x - top[None, :]).sum(axis=0))
+
+    def terms(rows: slice) -> tuple[np.ndarray, np.ndarray]:
+        """log of each block's sum (rows, t), and the sizes of its summands (for rounding)."""
+        with np.errstate(under="ignore"):
+            c = np.exp(lwp[rows] - mb[rows, None])  # each row's largest is 1
+            s = c @ z  # ≥ the row's top term times its z ≥ e^{−600}: no underflow
+            s += b * math.exp(-700.0)  # the terms that underflowed in c, charged in full
+        ta = t[None, :] * anchor[rows, None]
+        ls = np.log(s)
+        return mb[rows, None] + ta + ls, np.abs(mb[rows])[:, None] + np.abs(ta) + np.abs(ls)
+
+    # rows per pass: (rows, t) arrays of at most MGF_CHUNK entries (a long grid with few points
+    # per block, e.g. G_10 subsampled at p = 1e-15, asked for 2.5 GB in one pass)
+    step = max(1, MGF_CHUNK // t.size)
+    parts = [slice(i, i + step) for i in range(0, mb.size, step)]
+    top, mag = np.full(t.size, -np.inf), np.zeros(t.size)
+    for rows in parts:
+        x, size = terms(rows)
+        top, mag = np.maximum(top, x.max(axis=0)), np.maximum(mag, size.max(axis=0))
+    tot = np.zeros(t.size)
+    for rows in parts:  # (a second pass where there are several: the sum needs the top of all)
+        if len(parts) > 1:
+            x = terms(rows)[0]
+        tot += np.exp(x - top[None, :]).sum(axis=0)
+    out = top + np.log(tot)
     # rounding, upward: relative to the summands' sizes, which may cancel, and to the sums'
-    mag = (np.abs(mb)[:, None] + np.abs(ta) + np.abs(ls)).max(axis=0) + np.abs(out)
+    mag = mag + np.abs(out)
     return out + 1e-12 + 16.0 * UNIT_ROUNDOFF * mag
 
 

@@ -626,3 +626,25 @@ def test_closed_form_supports_of_subsampled_gaussian_pairs(p: float, mu: float) 
     inv = Inverse(Mixture(fdp.Gaussian(mu), p))
     bisected = float(1.0 - inv._eval(np.array([0.0]))[0])
     assert inv._q_inf() == 0.0 == bisected
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64])
+def test_log_mgf_bound_on_uniform_grids_in_passes(monkeypatch: pytest.MonkeyPatch,
+                                                  chunk: int) -> None:
+    # a long grid with one point per block is summed in passes of at most MGF_CHUNK entries
+    # (one pass asked for 2.5 GB on G_10 subsampled at p = 1e-15, T = 1000); the passes give
+    # an upper bound as tight as one pass, against the direct sum
+    monkeypatch.setattr(pld, "MGF_CHUNK", chunk)
+    rng = np.random.default_rng(chunk)
+    h = 0.7
+    loss = -300.0 + h * np.arange(900)
+    lw = -np.abs(rng.normal(0.0, 40.0, loss.size))
+    lw[rng.random(loss.size) < 0.2] = -np.inf
+    t = np.array([1.0, 30.0, 900.0, 2000.0])  # |t| h ≥ 600: one point per block
+    got = pld.log_mgf_bound(lw, loss, t)
+    with mpmath.workdps(40):
+        for i, tt in enumerate(t):
+            ref = float(mpmath.log(mpmath.fsum(
+                mpmath.exp(mpmath.mpf(float(a)) + mpmath.mpf(float(tt)) * mpmath.mpf(float(b)))
+                for a, b in zip(lw, loss, strict=True) if np.isfinite(a))))
+            assert ref <= got[i] <= ref + 1e-9 * (1 + abs(ref)), (tt, got[i], ref)
