@@ -411,8 +411,11 @@ class _Risk:
         self.parts: tuple[str, ...] = ("add", "remove") if poisson_eps else ("curve",)
         self.evaluations: dict[str, int] = {}
 
-    def closed(self, part: str, s: float, p: float, t: int) -> float:
-        """A closed-form upper bound on the part's risk, valid for every σ (``inf`` if none).
+    def closed(self, part: str, s: float, p: float, t: int) -> tuple[float, float]:
+        """Closed-form (optimistic, conservative) bounds on the part's risk (0 and ``inf``
+        where there are none).
+
+        Conservative:
 
         - remove direction, ε: −T log(1 − p) (see the class docstring);
         - advantage: 1 − (1 − p)^T. Each step's pair differs only when the example is sampled,
@@ -420,15 +423,33 @@ class _Risk:
           τ_i has total variation at most 1 − Π(1 − τ_i) (couple the steps one by one: the
           outputs agree with probability Π(1 − τ_i)); δ(0) is the total variation;
         - TPR at FPR α: α + 1 − (1 − p)^T, since E_Q φ − E_P φ ≤ TV(P, Q) for every test φ.
+
+        Both sides, for the add direction's ε and the advantage with Poisson sampling and
+        T·p ≤ 4: the sampled-count bounds of :class:`fdp.tails.SampledCountBound` (the only
+        certified answers where the example is rarely sampled and each sampled step nearly
+        reveals it: σ = 0.1, p ≈ 1e-13).
         """
+        from .tails import COUNT_BOUND_MAX_MEAN, SampledCountBound
+
         if p >= 1.0:
-            return math.inf
+            return 0.0, math.inf
         if part == "remove":
-            return -t * math.log1p(-p) * (1.0 + 1e-12)  # log1p: within an ulp or two
+            return 0.0, -t * math.log1p(-p) * (1.0 + 1e-12)  # log1p: within an ulp or two
+        opt, cons = 0.0, math.inf
         if self.kind in ("advantage", "tpr"):
             tv = -math.expm1(t * math.log1p(-p)) * (1.0 + 1e-12)
-            return tv if self.kind == "advantage" else min(1.0, (self.b + tv) * (1.0 + 1e-15))
-        return math.inf
+            cons = tv if self.kind == "advantage" else min(1.0, (self.b + tv) * (1.0 + 1e-15))
+        count = (self.conv.sampling == "poisson" and t * p <= COUNT_BOUND_MAX_MEAN
+                 and (part == "add" or (part == "curve" and self.kind == "advantage")))
+        if count:
+            b = SampledCountBound(self.conv.sensitivity / s, p, t)
+            if self.kind == "eps":
+                opt = float(b.epsilon_lower(self.b)[0])
+                cons = min(cons, float(b.epsilon_upper(self.b)[0]))
+            else:
+                opt = float(b.delta_lower(0.0)[0])
+                cons = min(cons, float(b.delta_upper(0.0)[0]))
+        return opt, cons
 
     def engine(
         self, part: str, s: float, p: float, t: int, tol: float
@@ -565,9 +586,12 @@ class _Probe:
         engine_parts = []
         closed_cons = 0.0
         for part in self.order:
-            bound = self.risk.closed(part, s, p, t)
+            c_opt, bound = self.risk.closed(part, s, p, t)
+            if c_opt > self.a:  # a certified failure: x misses the target, whatever the rest
+                self.recs[part].append(_Rec(x, 0.0, c_opt, bound, "closed form"))
+                return c_opt, bound
             if bound <= self.a:
-                self.recs[part].append(_Rec(x, 0.0, 0.0, bound, "closed form"))
+                self.recs[part].append(_Rec(x, 0.0, c_opt, bound, "closed form"))
                 closed_cons = max(closed_cons, bound)
             else:
                 engine_parts.append(part)

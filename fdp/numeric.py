@@ -54,6 +54,10 @@ class Bracketed(TradeOff):
         A certified closed-form upper bound on δ (:class:`fdp.tails.TailBound`), consulted for
         deep queries (δ < :data:`DEEP_DELTA`), where the grid gives ε = ∞, and when the grid
         was capped.
+    closed : optional
+        Closed-form certified bounds on δ(ε) on both sides (:class:`fdp.tails.SampledCountBound`:
+        methods ``delta_upper``, ``epsilon_upper``, ``delta_lower``, ``epsilon_lower``),
+        consulted by every δ and ε query: the answer is the best of them and the grid's.
     refine : callable, optional
         Builds a tighter bracket of the same curve for the far tail (the engine's deep grid).
         It replaces this one, once, on the first query at δ < :data:`DEEP_DELTA` (or at an ε
@@ -84,6 +88,7 @@ class Bracketed(TradeOff):
         info: dict[str, Any] | None = None,
         inverse: Callable[[], Bracketed] | None = None,
         tail: Any = None,
+        closed: Any = None,
         refine: Callable[[], TradeOff] | None = None,
     ) -> None:
         self._lower = lower
@@ -92,6 +97,7 @@ class Bracketed(TradeOff):
         self.info: dict[str, Any] = dict(info or {})
         self._inverse = inverse
         self._tail = tail  # a certified closed-form upper bound on δ (fdp.tails.TailBound)
+        self._closed = closed  # closed-form certified bounds on both sides (or None)
         self._refine = refine
 
     @property
@@ -186,6 +192,8 @@ class Bracketed(TradeOff):
             d = self._side_lower()._delta(eps)
         if self._tail is not None and self._consult_tail(d):
             d = np.minimum(d, self._tail.delta(eps))
+        if self._closed is not None:
+            d = np.minimum(d, self._closed.delta_upper(eps, 1e-6 * d).reshape(np.shape(d)))
         return d
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
@@ -193,6 +201,8 @@ class Bracketed(TradeOff):
         e = self._side_lower()._epsilon(delta)
         if self._tail is not None and self._consult_tail(delta, e):
             e = np.minimum(e, self._tail.epsilon(delta))
+        if self._closed is not None:
+            e = np.minimum(e, self._closed.epsilon_upper(delta, e).reshape(np.shape(e)))
         if self.info.get("capped_tol") is not None and not self._quiet:
             self._warn_width(delta, e)
         return e
@@ -221,7 +231,7 @@ class Bracketed(TradeOff):
 
         tol = float(self.info["capped_tol"]) if tol is None else tol
         if lo is None:
-            lo = self._side_upper()._epsilon(delta)
+            lo = self._optimistic_eps(delta)
         lo = np.atleast_1d(np.asarray(lo, dtype=float))
         delta = np.atleast_1d(np.asarray(delta, dtype=float))
         hi = np.atleast_1d(np.asarray(hi, dtype=float))
@@ -239,11 +249,20 @@ class Bracketed(TradeOff):
                 stacklevel=4,
             )
 
+    def _optimistic_eps(self, delta: Any) -> np.ndarray:
+        """The certified lower bound on ε(δ): the upper curve's, or the closed-form one where
+        larger."""
+        d = np.asarray(delta, dtype=float)
+        lo = np.asarray(self._side_upper()._epsilon(np.atleast_1d(d)), dtype=float)
+        if self._closed is not None:
+            lo = np.maximum(lo, self._closed.epsilon_lower(np.atleast_1d(d), lo))
+        return lo.reshape(d.shape)
+
     def epsilon_bracket(self, delta: Any) -> tuple[Any, Any]:
         """Certified (lower, upper) bounds on the exact ε(δ): the upper curve's ε and the best
         certified ε (:meth:`epsilon`)."""
         hi = self.epsilon(delta)  # (first: it may rebuild the bracket for a deep δ)
-        lo = self._side_upper().epsilon(delta)
+        lo = _same_shape(self._optimistic_eps(delta), hi)
         tol = self._tol
         if tol is not None and self.info.get("capped_tol") is None and not self._quiet:
             # (a capped grid's query warned already; here both ends are at hand, so a bracket
@@ -264,7 +283,11 @@ class Bracketed(TradeOff):
         True
         """
         hi = self.delta(eps)
-        return self._side_upper().delta(eps), hi
+        lo = self._side_upper().delta(eps)
+        if self._closed is not None:
+            lo = _same_shape(np.maximum(lo, self._closed.delta_lower(eps).reshape(np.shape(lo))),
+                             lo)
+        return lo, hi
 
     def certificate(self, delta: float) -> dict[str, Any]:
         """The conservative ε(δ) and what certified it: ``"grid"`` (the lower curve of the
@@ -280,9 +303,16 @@ class Bracketed(TradeOff):
         self._refine_for(delta)
         grid = float(self._side_lower().epsilon(delta))
         tail = float(self._tail.epsilon(np.array([delta]))[0]) if self._tail else float("inf")
-        if tail < grid:
-            return {"epsilon": tail, "source": "tail bound", "grid": grid}
-        return {"epsilon": grid, "source": "grid", "tail bound": tail}
+        best = min(tail, grid)
+        out: dict[str, Any] = ({"epsilon": tail, "source": "tail bound", "grid": grid}
+                               if tail < grid else
+                               {"epsilon": grid, "source": "grid", "tail bound": tail})
+        if self._closed is not None:
+            closed = float(self._closed.epsilon_upper(delta, best)[0])
+            out[self._closed.name] = closed
+            if closed < best:
+                out.update(epsilon=closed, source=self._closed.name)
+        return out
 
     def inverse(self) -> Bracketed:
         """Inversion is monotone, so the bracket carries over: lower⁻¹ ≤ f⁻¹ ≤ upper⁻¹.
@@ -375,6 +405,11 @@ class _Recompose:
         from .pld import compose_numeric
 
         return compose_numeric(self.items, tol=self.tol, grid_step=self.grid_step)
+
+
+def _same_shape(x: Any, like: Any) -> Any:
+    """``x`` as a float where ``like`` is a scalar."""
+    return float(np.asarray(x).ravel()[0]) if np.ndim(like) == 0 else x
 
 
 def _inv_name(name: str | None) -> str | None:

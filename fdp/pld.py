@@ -1898,11 +1898,12 @@ def compose_numeric(
             info["min_delta"] = reach
             refine = _Retilt(items, tol)
     inverse = _EngineInverse(items, tol, grid_step)
-    from .tails import TailBound
+    from .tails import SampledCountBound, TailBound
 
     result = Bracketed(
         lower, lambda: _curve_from_atoms(res, "upper"), name=f"numeric[{names}]", info=info,
-        inverse=inverse, tail=TailBound.lazy(items), refine=refine,
+        inverse=inverse, tail=TailBound.lazy(items), closed=SampledCountBound.of_items(items),
+        refine=refine,
     )
     inverse.own = weakref.ref(result)  # the result, held weakly (no reference cycle)
     result._tol = tol if grid_step is None else None  # (a bracket query wider than this warns)
@@ -1942,7 +1943,7 @@ def _no_grid(items: list[tuple[TradeOff, int]], tol: float, need: int) -> TradeO
     (:mod:`fdp.tails`) as the conservative side, which is finite wherever the components'
     moments are known. Warns with the reason."""
     from .families import Identity
-    from .tails import THETAS_WIDE, TailBound
+    from .tails import THETAS_WIDE, SampledCountBound, TailBound
 
     names = _names(items)
     warnings.warn(
@@ -1958,7 +1959,8 @@ def _no_grid(items: list[tuple[TradeOff, int]], tol: float, need: int) -> TradeO
             "grid_mode": "deep", "items": [(c, n) for c, n in items]}
     # (fractional θ too: with no grid the tail bound is the answer, and the best θ may be ≪ 1)
     return Bracketed(zero, lambda: Identity(), name=f"numeric[{names}]", info=info,
-                     tail=TailBound.lazy(items, THETAS_WIDE))
+                     tail=TailBound.lazy(items, THETAS_WIDE),
+                     closed=SampledCountBound.of_items(items))
 
 
 class _Deepen:

@@ -530,7 +530,7 @@ class _SymmetricMin(Bracketed):
         out = np.maximum(fe, self._g_eps(delta, fe))
         self._sync()
         if any(p.info.get("capped_tol") is not None for p in self._built):
-            lo = self._lower_eps(delta, self._f._side_upper()._epsilon(delta))
+            lo = self._lower_eps(delta, self._f._optimistic_eps(delta))
             self._warn_combined(delta, lo, out)
         return out
 
@@ -572,8 +572,11 @@ class _SymmetricMin(Bracketed):
     def certificate(self, delta: float) -> dict[str, object]:
         """The conservative ε at δ with what certified it (the larger of the two directions;
         the remove direction's ε is also at most T log(1/(1 − p)), its largest loss)."""
+        cf = self._f.certificate(delta)
+        if self._cap <= cf["epsilon"]:  # type: ignore[operator]
+            return cf  # (the remove direction's ε is at most the cap: not built for this)
         f, g = self._parts
-        cf, cg = f.certificate(delta), g.certificate(delta)
+        cg = g.certificate(delta)
         if self._cap < cg["epsilon"]:  # type: ignore[operator]
             cg = {"epsilon": self._cap, "source": "remove-direction loss bound T·log(1/(1 − p))",
                   "grid": cg.get("grid", cg["epsilon"])}
