@@ -900,7 +900,43 @@ def huge_losses(b: Bench) -> None:
     )
 
 
+def ref_rare_dpsgd_eps(s: float, p: float, T: int, delta: float) -> float:
+    """ε(δ) of Poisson DP-SGD when the example is rarely sampled (T p ≪ 1) and a sampled step
+    nearly reveals it (μ = 1/σ large): only the largest coordinate's likelihood ratio matters
+    (at σ = 0.1, p = 1e-12, T = 1000 the others' are 1 within about 1e-9: the largest of T
+    normals is near 3.3, where p e^{μx − μ²/2} is 1e-19), so the add direction has
+    δ(ε) = ∫ (r(x) − e^ε)₊ dΦ(x)^T with r(x) = 1 − p + p e^{μx − μ²/2}. The remove direction's
+    ε is at most T log(1/(1 − p)) ≈ T p. mpmath, 30 digits."""
+    import mpmath as mp
+
+    mp.mp.dps = 30
+    mu, pp = mp.mpf(1) / s, mp.mpf(p)
+
+    def delta_of(e: Any) -> Any:
+        g = mp.e ** e
+        xs = (mp.log((g - 1 + pp) / pp) + mu**2 / 2) / mu
+
+        def f(x: Any) -> Any:
+            r = 1 - pp + pp * mp.e ** (mu * x - mu**2 / 2)
+            return (r - g) * T * mp.ncdf(x) ** (T - 1) * mp.npdf(x)
+
+        return mp.quad(f, [xs, xs + 1, xs + 3, xs + 6, xs + 12, mp.inf])
+
+    return float(mp.findroot(lambda e: mp.log(delta_of(e)) - mp.log(delta), 30.0))
+
+
 def tiny_noise(b: Bench) -> None:
+    s, p, T, delta = 0.1, 1e-12, 1000, 1e-10
+    ref = ref_rare_dpsgd_eps(s, p, T, delta)
+    work = "DP-SGD σ=0.1, p=1e-12, T=1000, ε at δ=1e-10"
+    REFNOTES[work] = (
+        "rare sampling: only the largest coordinate's likelihood ratio matters "
+        "(`ref_rare_dpsgd_eps`, mpmath quadrature)"
+    )
+    b.row(work, "fdp", "tol=1e-3 (default)", "w_fdp_dpsgd",
+          {"s": s, "p": p, "T": T, "delta": delta}, ref)
+    dpsgd_peers(b, work, s, p, T, delta, ref)
+
     s, p, T, delta = 1e-3, 0.01, 100, 1e-5
     ref = ref_tiny_noise_dpsgd(s, p, T, delta)
     work = "DP-SGD σ=1e-3, p=0.01, T=100, ε at δ=1e-5"

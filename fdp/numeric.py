@@ -311,7 +311,7 @@ class Bracketed(TradeOff):
             closed = float(self._closed.epsilon_upper(delta, best)[0])
             out[self._closed.name] = closed
             if closed < best:
-                out.update(epsilon=closed, source=self._closed.name)
+                out.update(epsilon=closed, source=self._closed.name, grid=grid)
         return out
 
     def inverse(self) -> Bracketed:
