@@ -399,9 +399,9 @@ class SampledCountBound:
         """ε' = log1p(expm1(ε)/(1 − w₀)) rounded down (a smaller ε' gives a larger bound)."""
         if e <= 0.0:
             return 0.0
-        if e < 700.0:
+        if e < 1.0:
             out = math.log1p(math.expm1(e) / self._m1_up)
-        else:
+        else:  # log(e^ε − w₀) − log(1 − w₀), without overflow (expm1(ε)/(1 − w₀) can)
             out = e - math.log(self._m1_up) + math.log1p(-self._w0 * math.exp(-e))
         return max(out * (1.0 - 1e-13) - 1e-300, 0.0)
 
@@ -420,7 +420,9 @@ class SampledCountBound:
         lw = parts[0] - parts[1] - parts[2] + parts[3] + parts[4]
         lw = lw + 64.0 * UNIT_ROUNDOFF * sum(np.abs(x) for x in parts) + 1e-13
         mus = self.mu * np.sqrt(k) * (1.0 + 4.0 * UNIT_ROUNDOFF)  # δ_G grows with μ
-        ld = np.asarray(log_delta(mus, self._eps_prime_down(e)), dtype=float)
+        ep = self._eps_prime_down(e)
+        ld = np.asarray(log_delta(mus, ep), dtype=float)
+        ld[0] = min(ld[0], self._log_one_sampled(ep))
         x = lw + ld
         top = float(np.max(x))
         if top == -math.inf:
@@ -428,6 +430,49 @@ class SampledCountBound:
         else:
             tot = math.exp(top + math.log(float(np.exp(x - top).sum()))) * (1.0 + 1e-12)
         return min(1.0, tot + math.exp(self._log_tail(k_max)) + 5e-324)
+
+    def _log_one_sampled(self, ep: float) -> float:
+        r"""log of an upper bound on H_{γ'}(B'₁‖A), γ' = e^{ε'}, for the law B'₁ given one
+        sampled step (uniform over the n steps): better than δ_{G_μ}(ε') when the sampled
+        step's loss alone decides (it gains up to log n in ε).
+
+        With a_t = e^{L_t}/n (L_t = μx_t − μ²/2, iid under A), B'₁'s ratio is Σ a_t. Split off
+        the largest: for any b, (X + Y − γ')₊ ≤ (X − (γ' − b))₊ + (Y − b)₊, with
+        X = max a_t ≤ Σ_t (a_t − ·)₊-wise, so E(X − c)₊ ≤ δ_{G_μ}(log(n c)). The rest
+        Y ≤ Y_s + Z with Y_s = Σ a_t 1{a_t ≤ m/n} and Z the terms above m/n other than the
+        largest; (y − b)₊ ≤ y²/(4b), E Y_s² ≤ e^{μ²} Φ((log m − 3μ²/2)/μ)/n + 1, and
+        E Z ≤ (n − 1) Q(L > log m) A(L > log m) (a term above m/n is not the largest only if
+        another one is above m/n too; the coordinates are independent). So
+
+            H ≤ δ_{G_μ}(log n + log(γ' − b)) + (e^{μ²}Φ((log m − 3μ²/2)/μ)/n + 1)/(4b)
+                + (n − 1) Φ̄((log m − μ²/2)/μ) Φ̄((log m + μ²/2)/μ),
+
+        minimized over b = βγ' and m on small grids (every choice is a bound), rounded up."""
+        from scipy.special import log_ndtr
+
+        from .gdp import log_delta
+
+        mu, n = self.mu, float(self.n)
+        plain = float(log_delta(mu * (1.0 + 4.0 * UNIT_ROUNDOFF), ep))
+        if self.n < 2 or ep <= 0.0:
+            return plain
+        ln = math.log(n)
+        lm = np.linspace(-mu * mu / 2.0, max(1.5 * mu * mu + 5.0 * mu, ep + ln + 5.0), 96)
+        with np.errstate(divide="ignore", over="ignore", under="ignore"):
+            t3 = (math.log(n - 1.0) + log_ndtr(-(lm - mu * mu / 2.0) / mu)
+                  + log_ndtr(-(lm + mu * mu / 2.0) / mu))
+            sq = np.logaddexp(-ln + mu * mu + log_ndtr((lm - 1.5 * mu * mu) / mu), 0.0)
+        best = plain
+        for beta in (0.5, 0.2, 0.1, 0.03, 1e-2, 1e-3, 1e-4, 1e-6):
+            lb = ep + math.log(beta)
+            thr = ln + ep + math.log1p(-beta)
+            t1 = float(log_delta(mu * (1.0 + 4.0 * UNIT_ROUNDOFF),
+                                 thr - 1e-13 * (abs(thr) + 1.0)))
+            tot = np.logaddexp(np.logaddexp(t1, sq - math.log(4.0) - lb), t3)
+            cand = float(np.min(tot))
+            cand += 1e-12 * (1.0 + abs(cand))  # (the terms' rounding, generously)
+            best = min(best, cand)
+        return best
 
     def delta_upper(self, eps: Any, floor: Any = 0.0) -> np.ndarray:
         """Certified upper bounds on δ(ε); the binomial sum is cut where its tail is at most

@@ -67,7 +67,7 @@ def test_one_step_is_exact_above_and_below(mu: float, lp: float, eps: float) -> 
 
 @pytest.mark.parametrize(("mu", "p", "eps"), [
     (10.0, 1e-9, 0.0), (10.0, 1e-9, 20.0), (3.0, 1e-3, 1.0), (1.0, 0.1, 0.5), (1.0, 1e-3, 0.0),
-    (0.5, 0.3, 0.2), (20.0, 1e-12, 60.0),
+    (0.5, 0.3, 0.2), (20.0, 1e-12, 60.0), (6.0, 1e-6, 8.0), (15.0, 1e-4, 30.0),
 ])
 def test_two_steps_are_bracketed(mu: float, p: float, eps: float) -> None:
     b = SampledCountBound(mu, p, 2)
@@ -81,7 +81,8 @@ def test_two_steps_are_bracketed(mu: float, p: float, eps: float) -> None:
     (20.0, 1e-12, 2, 1e-14),
 ])
 def test_epsilon_sides(mu: float, p: float, n: int, delta: float) -> None:
-    # ε_upper(δ) has δ(ε_upper) ≤ δ in truth, ε_lower(δ) has δ(ε_lower) ≥ δ
+    # ε_upper(δ) has δ(ε_upper) ≤ δ in truth, ε_lower(δ) has δ(ε_lower) ≥ δ (at n = 2 the
+    # upper side splits off the larger step's ratio, SampledCountBound._log_one_sampled)
     b = SampledCountBound(mu, p, n)
     ref = _delta1 if n == 1 else _delta2
     hi, lo = float(b.epsilon_upper(delta)[0]), float(b.epsilon_lower(delta)[0])
@@ -126,8 +127,11 @@ def test_dpsgd_rare_sampling_gets_a_finite_bracket() -> None:
     with mp.workdps(30):
         ref = float(mp.findroot(
             lambda e: mp.log(_delta_max(10.0, 1e-12, 1000, e)) - mp.log(1e-10), 34.0))
-    assert lo <= ref * (1 + 1e-7) and ref <= hi < 45.0, (lo, ref, hi)
+    assert lo <= ref * (1 + 1e-7) and ref <= hi, (lo, ref, hi)
     assert lo >= ref * (1 - 1e-7)
+    # the upper end splits off the largest sampled-step ratio (up to log T tighter than joint
+    # convexity alone, which gave 41.15)
+    assert hi <= ref * (1 + 1e-6)
     assert h.certificate(1e-10)["source"] == "sampled-count bound"
     dlo, dhi = h.delta_bracket(35.0)
     assert 0 < dlo <= dhi
