@@ -40,6 +40,8 @@ _FLOAT_MAX = float(np.finfo(float).max)
 
 
 _U = UNIT_ROUNDOFF
+#: the least positive float64 (a subnormal): the rounded-up value of any δ in (0, 5e-324]
+_LEAST = 5e-324
 
 
 def _log_delta_scalar(m: float, e: float) -> float:
@@ -176,7 +178,11 @@ def delta(mu: Any, eps: Any) -> float | np.ndarray:
     >>> round(float(delta(1.0, 0.0)), 6)  # the advantage Φ(1/2) − Φ(−1/2)
     0.382925
     """
-    out = np.exp(log_delta(mu, eps))
+    ld = np.asarray(log_delta(mu, eps), dtype=float)
+    with np.errstate(under="ignore"):
+        # rounded up: a positive δ below the float range is the least subnormal, not 0 (δ = 0
+        # would claim pure DP at ε, and the Gaussian's loss is unbounded)
+        out = np.where(ld > -np.inf, np.maximum(np.exp(ld), _LEAST), 0.0)
     return float(out) if np.ndim(out) == 0 else out
 
 

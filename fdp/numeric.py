@@ -194,6 +194,12 @@ class Bracketed(TradeOff):
             d = np.minimum(d, self._tail.delta(eps))
         if self._closed is not None:
             d = np.minimum(d, self._closed.delta_upper(eps, 1e-6 * d).reshape(np.shape(d)))
+        if self._tail is not None:
+            # rounded up: where the composed loss is unbounded (its largest loss, per the tail
+            # bound, is ∞ or above ε) the true δ is positive, so a δ that underflowed to 0 is
+            # the least subnormal (0 would claim pure DP at ε)
+            top = self._tail.top
+            d = np.where((d <= 0.0) & (np.asarray(eps) < top), 5e-324, d)
         return d
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:

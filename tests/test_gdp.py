@@ -155,3 +155,19 @@ def test_delta_and_beta_round_toward_less_privacy() -> None:
             assert b * (1 - mp.mpf(1e-9)) <= g <= b, (mu, a)
     e = 212.99981086865
     assert fdp.dpsgd(0.5, 1.0, 10).delta(e) >= delta_mp(math.sqrt(40), e)
+
+
+def test_delta_below_the_float_range_is_the_least_subnormal() -> None:
+    # δ_1(100) = Φ(−99.5) − e^{100} Φ(−100.5) ≈ e^{−4950} > 0 (mpmath): rounded up it is the
+    # least subnormal, not 0, which would claim pure DP at ε = 100 (the loss is unbounded)
+    with mp.workdps(30):
+        truth = mp.ncdf(-99.5) - mp.e**100 * mp.ncdf(-100.5)
+    assert truth > 0
+    assert gdp.delta(1.0, 100.0) == 5e-324
+    assert fdp.Gaussian(1.0).delta(100.0) == 5e-324
+    assert gdp.delta(1.0, math.inf) == 0.0 and gdp.delta(0.0, 1.0) == 0.0  # exact zeros
+    # the engine's certified δ of an unbounded-loss composition likewise, not of a bounded one
+    g = fdp.compose(fdp.Gaussian(1.0), repeat=10, numeric=True)
+    assert g.delta(200.0) == 5e-324 and g.delta_bracket(200.0)[1] == 5e-324
+    lap = fdp.compose(fdp.Laplace(1.0), repeat=10, numeric=True)
+    assert lap.delta(10.5) == 0.0  # 10 Laplace(1) steps: the loss is at most 10
