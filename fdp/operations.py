@@ -546,7 +546,9 @@ class Mixture(TradeOff):
             return np.maximum(-np.expm1(np.minimum(eps, 0.0)), 0.0)
         thr = math.log1p(-p) if p < 1.0 else -math.inf
         inner = self._inner_eps(np.where(eps > thr, eps, 0.0))
-        val = p * np.asarray(self.base.delta(np.where(eps > thr, inner, 0.0)), dtype=float)
+        base = np.asarray(self.base.delta(np.where(eps > thr, inner, 0.0)), dtype=float)
+        # (rounded up: p δ_f > 0 below the float range is the least subnormal, not 0)
+        val = np.where(base > 0.0, np.maximum(p * base, 5e-324), 0.0)
         return np.where(eps > thr, val, -np.expm1(np.minimum(eps, 0.0)))
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:

@@ -171,3 +171,9 @@ def test_delta_below_the_float_range_is_the_least_subnormal() -> None:
     assert g.delta(200.0) == 5e-324 and g.delta_bracket(200.0)[1] == 5e-324
     lap = fdp.compose(fdp.Laplace(1.0), repeat=10, numeric=True)
     assert lap.delta(10.5) == 0.0  # 10 Laplace(1) steps: the loss is at most 10
+    # and the subsampled Gaussian (p δ_G underflowed to 0), not the remove pair (loss ≤ 0.01)
+    from fdp.operations import Mixture
+
+    assert Mixture(fdp.Gaussian(1.0), 0.01).delta(200.0) == 5e-324
+    assert fdp.subsample(fdp.Gaussian(1.0), 0.01).delta(200.0) == 5e-324
+    assert Mixture(fdp.Gaussian(1.0), 0.01).inverse().delta(200.0) == 0.0
