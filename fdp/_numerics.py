@@ -5,6 +5,7 @@ precision, the lower convex hull of points and the upper envelope of lines.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -98,19 +99,37 @@ def lower_hull_c(
     return np.asarray(hull, dtype=int)
 
 
-def line_envelope(slopes: np.ndarray, intercepts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def line_envelope(
+    slopes: np.ndarray, intercepts: np.ndarray, complements: np.ndarray | None = None
+) -> Any:
     """Breakpoints on [0, 1] of max(0, max_i (intercepts_i + slopes_i x)), a convex PL function.
 
     Returns ``(x, y)`` with x increasing from 0 to 1. Used to turn a list of affine minorants (for
     example the lines 1 - δ_i - e^{ε_i} α of a privacy profile) into a piecewise-linear curve.
+
+    With ``complements`` (1 − intercepts_i, given exactly: the δ_i) the hull is taken from
+    differences of the complements, so lines whose intercepts 1 − δ_i round to 1.0 keep their
+    order (δ_i below 1e-16 were lost), and ``(x, y, y_c)`` is returned with y_c = 1 − y from
+    the active line, d_i − s_i x, to full relative precision.
     """
     s = np.append(np.asarray(slopes, dtype=float), 0.0)
     c = np.append(np.asarray(intercepts, dtype=float), 0.0)
+    cc = None if complements is None else np.append(np.asarray(complements, dtype=float), 1.0)
     # Upper envelope of lines: sort by slope, keep for equal slopes the largest intercept.
-    order = np.lexsort((c, s))
+    order = np.lexsort((c, s)) if cc is None else np.lexsort((-cc, s))
     s, c = s[order], c[order]
     keep = np.append(s[1:] != s[:-1], True)
     s, c = s[keep], c[keep]
+    if cc is not None:
+        cc = cc[order][keep]
+    # differences of intercepts: c_i − c_j, from the complements where given
+    ccs = cc
+    if ccs is None:
+        def dc(i: int, j: int) -> float:
+            return float(c[i] - c[j])
+    else:
+        def dc(i: int, j: int) -> float:
+            return float(ccs[j] - ccs[i])
     # For a max of lines on [0, 1] the line active at x = 0 has the largest intercept; as x grows
     # the active line's slope increases. Standard convex-hull trick over lines sorted by slope.
     hs: list[int] = []
@@ -118,21 +137,29 @@ def line_envelope(slopes: np.ndarray, intercepts: np.ndarray) -> tuple[np.ndarra
         while len(hs) >= 2:
             j, k = hs[-2], hs[-1]
             # line k is useless if intersection(j, i) <= intersection(j, k)
-            if (c[i] - c[j]) * (s[k] - s[j]) >= (c[k] - c[j]) * (s[i] - s[j]):
+            if dc(i, j) * (s[k] - s[j]) >= dc(k, j) * (s[i] - s[j]):
                 hs.pop()
             else:
                 break
         hs.append(i)
     hs_arr = np.asarray(hs)
     s, c = s[hs_arr], c[hs_arr]
+    if cc is not None:
+        cc = cc[hs_arr]
     # line k is active on [xs[k-1], xs[k]]; intersections are increasing after the pruning
-    xs = (c[:-1] - c[1:]) / (s[1:] - s[:-1])
+    if cc is None:
+        xs = (c[:-1] - c[1:]) / (s[1:] - s[:-1])
+    else:
+        xs = (cc[1:] - cc[:-1]) / (s[1:] - s[:-1])
     k0 = int(np.searchsorted(xs, 0.0, side="right"))
     k1 = int(np.searchsorted(xs, 1.0, side="left"))
     inner = np.arange(k0, k1)
     pts_x = np.concatenate([[0.0], xs[inner], [1.0]])
     vals = np.concatenate([[c[k0]], c[inner] + s[inner] * xs[inner], [c[k1] + s[k1]]])
-    return pts_x, vals
+    if cc is None:
+        return pts_x, vals
+    comp = np.concatenate([[cc[k0]], cc[inner] - s[inner] * xs[inner], [cc[k1] - s[k1]]])
+    return pts_x, np.where(comp < 0.5, 1.0 - comp, vals), comp
 
 
 _LN_SQRT_2PI = 0.9189385332046727417803297

@@ -211,6 +211,9 @@ def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     return mix
 
 
+_TINY_PL = math.ulp(0.0)
+
+
 def _profile_lower(f: TradeOff, n: int = 4001) -> PiecewiseLinear:
     """A certified lower PL curve: the envelope of lines 1 − δ(ε) − e^ε α over an ε grid.
 
@@ -219,8 +222,12 @@ def _profile_lower(f: TradeOff, n: int = 4001) -> PiecewiseLinear:
     neg = -np.geomspace(1e-4, 40.0, n // 4)[::-1]
     e = np.concatenate([neg, [0.0], np.geomspace(1e-4, 60.0, n)])
     d = np.asarray(f.delta(e), dtype=float)
-    x, y = line_envelope(-np.exp(e), 1.0 - d)
-    return PiecewiseLinear(x, np.minimum(y, 1.0 - x))
+    # (the hull from the δ themselves: from 1 − δ, every line with δ < 1e-16 was lost, and the
+    # curve's ε(1e-20) for symmetrize(p G_1 + (1 − p) Id) read 3.37 where ε_f is 4.40)
+    x, y, yc = line_envelope(-np.exp(e), 1.0 - d, complements=d)
+    yc = yc * (1.0 + 4.0 * UNIT_ROUNDOFF) + _TINY_PL  # d − s x: two roundings, charged down
+    y = np.minimum(np.where(yc < 0.5, 1.0 - yc, y), 1.0 - x)
+    return PiecewiseLinear(x, y, beta_c=np.maximum(yc, x))
 
 
 def _pl_bracket(f: TradeOff) -> tuple[PiecewiseLinear, PiecewiseLinear]:

@@ -337,3 +337,28 @@ def test_subsampled_gaussian_values_at_most_the_truth(mu: float, p: float) -> No
                 want = lo
             got = M(float(c(a)))
             assert got <= want and got >= want * (1 - M(1e-11)) - M(1e-14), (a, got, want)
+
+
+@pytest.mark.parametrize(("mu", "p"), [(1.0, 0.01), (2.0, 0.1), (0.5, 0.3)])
+def test_symmetrized_mixture_keeps_tiny_deltas(mu: float, p: float) -> None:
+    # symmetrize of a curve that is not piecewise linear takes its lower side from the lines
+    # 1 − δ(ε) − e^ε α; formed as 1 − δ, every line with δ < 1e-16 was lost and the curve's
+    # ε(1e-20) for p G_1 + (1 − p) Id read 3.37 where the truth is at least ε_f = 4.40. The
+    # profile of min{f, f⁻¹}** is max(δ_f, δ_{f⁻¹}) ≥ δ_f, with δ_f(ε) = p δ_{G_μ}(ε'),
+    # ε' = log(1 + (e^ε − 1)/p) (the mixture identity), in mpmath
+    from fdp.operations import Mixture
+
+    h = fdp.symmetrize(Mixture(fdp.Gaussian(mu), p))
+
+    def delta_f(eps: float) -> object:
+        with mp.workdps(60):
+            e1 = mp.log(1 + mp.expm1(mp.mpf(eps)) / mp.mpf(p))
+            m = mp.mpf(mu)
+            return mp.mpf(p) * (mp.ncdf(-e1 / m + m / 2) - mp.e**e1 * mp.ncdf(-e1 / m - m / 2))
+
+    for eps in (1.0, 5.0, 10.0, 20.0):
+        truth = delta_f(eps)
+        assert h.delta(eps) >= truth, (eps, h.delta(eps), truth)
+    for d in (1e-10, 1e-16, 1e-20, 1e-40, 1e-100):
+        e = float(h.epsilon(d))
+        assert delta_f(e) <= d, (d, e)
