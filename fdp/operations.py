@@ -218,9 +218,16 @@ def _profile_lower(f: TradeOff, n: int = 4001) -> PiecewiseLinear:
     """A certified lower PL curve: the envelope of lines 1 − δ(ε) − e^ε α over an ε grid.
 
     f ≥ 1 − δ(ε) − e^ε α for every ε (DRS Prop 2.12), so the max of finitely many lines is ≤ f.
+    The grid reaches ε = 60, or f's ε(1e-300) where larger (up to 700): beyond the last line
+    the curve's δ is the last line's δ at every ε, and its ε(δ) ∞ below it (symmetrize of
+    p G_20 + (1 − p) Id read ε(1e-5) = ∞ where ε_f is 281).
     """
     neg = -np.geomspace(1e-4, 40.0, n // 4)[::-1]
     e = np.concatenate([neg, [0.0], np.geomspace(1e-4, 60.0, n)])
+    with np.errstate(all="ignore"):
+        far = float(np.asarray(f.epsilon(1e-300), dtype=float).ravel()[0])
+    if math.isfinite(far) and far > 60.0:
+        e = np.concatenate([e, np.geomspace(60.0, min(far * 1.01 + 1.0, 700.0), n // 4)[1:]])
     d = np.asarray(f.delta(e), dtype=float)
     # (the hull from the δ themselves: from 1 − δ, every line with δ < 1e-16 was lost, and the
     # curve's ε(1e-20) for symmetrize(p G_1 + (1 − p) Id) read 3.37 where ε_f is 4.40)
