@@ -194,7 +194,7 @@ class Bracketed(TradeOff):
             d = np.minimum(d, self._tail.delta(eps))
         if self._closed is not None:
             d = np.minimum(d, self._closed.delta_upper(eps, 1e-6 * d).reshape(np.shape(d)))
-        if self._tail is not None:
+        if self._tail is not None and np.any(d <= 0.0):  # (the top is built on first use)
             # rounded up: where the composed loss is unbounded (its largest loss, per the tail
             # bound, is ∞ or above ε) the true δ is positive, so a δ that underflowed to 0 is
             # the least subnormal (0 would claim pure DP at ε)
