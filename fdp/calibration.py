@@ -444,8 +444,12 @@ class _Risk:
         if count:
             b = SampledCountBound(self.conv.sensitivity / s, p, t)
             if self.kind == "eps":
-                opt = float(b.epsilon_lower(self.b)[0])
-                cons = min(cons, float(b.epsilon_upper(self.b)[0]))
+                # (the bisections only where they can decide: the bounds are monotone in ε, so
+                # ε_upper(δ) ≤ a needs δ_upper(a) ≤ δ, and ε_lower(δ) > a needs δ_lower(a) > δ)
+                if float(b.delta_upper(self.a)[0]) <= self.b:
+                    cons = min(cons, float(b.epsilon_upper(self.b)[0]))
+                if float(b.delta_lower(self.a)[0]) > self.b:
+                    opt = float(b.epsilon_lower(self.b)[0])
             else:
                 opt = float(b.delta_lower(0.0)[0])
                 cons = min(cons, float(b.delta_upper(0.0)[0]))
