@@ -131,8 +131,20 @@ class TradeOff:
         a = np.unique(np.concatenate([0.5 * (1 - np.cos(np.pi * t)), np.logspace(-12, -1, 200)]))
         a = a[(a == 0.0) | (a >= 1e-12)]
         b = np.asarray(self(a), dtype=float)
-        b = np.minimum(b * (1.0 + 8.0 * _U) + _TINY, 1.0 - a)  # (f(0) too: C_p(G_1) read 1 − 9e-16)
-        return PiecewiseLinear.from_points(a, b, kind="approximation")
+        # capped at 1 − α rounded UP (f ≤ 1 − α): to nearest, the cap fell below f(α) where
+        # f(α) = 1 − α(1 + 1e-8) (p G_μ + (1 − p) Id, tiny p), and the chord from (0, 1) read
+        # δ(1e-5) = 2.7e-17 for a true 1e-2489 (1 − cap is exact for α < 1/2, and 1 − α for
+        # α ≥ 1/2, by Sterbenz's lemma)
+        cap = 1.0 - a
+        cap = np.where((a < 0.5) & (1.0 - cap > a), np.nextafter(cap, 2.0), cap)
+        b = np.minimum(b * (1.0 + 8.0 * _U) + _TINY, cap)  # (f(0) too: C_p(G_1) read 1 − 9e-16)
+        # the chords: the lower hull of the points and (1, 0) (from_points would cap β at
+        # 1 − α to nearest again)
+        a, b = np.append(a, 1.0), np.append(b, 0.0)
+        idx = lower_hull(a, b)
+        a, b = a[idx], b[idx]
+        keep = np.concatenate([[True], np.diff(b) <= 0])
+        return PiecewiseLinear(a[keep], b[keep], kind="approximation")
 
     @property
     def is_symmetric(self) -> bool:

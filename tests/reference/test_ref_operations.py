@@ -365,3 +365,26 @@ def test_symmetrized_mixture_keeps_tiny_deltas(mu: float, p: float) -> None:
         # finite where the lines reach (ε_f(1e-5) = 281 at μ = 20: it read ∞, the lines
         # stopped at ε = 60)
         assert d < 1e-20 or math.isfinite(e), (d, e)
+
+
+def test_chord_curve_stays_above_near_the_identity() -> None:
+    # to_piecewise (the upper side of symmetrize/group/subsample of curves that are not PL)
+    # capped its points at 1 − α rounded to nearest, below f(α) = 1 − α(1 + 1e-8) for
+    # p G_μ + (1 − p) Id with tiny p: its δ(1e-5) read 2.7e-17 for a true ~1e-2489, and the
+    # bracket of symmetrize read ε ≥ 2.18e-5 where the truth is 1.95e-7 (a hunt's case)
+    from fdp.operations import Mixture
+
+    mu, p = 0.06390732740735791, 2.3736455269236547e-08
+    f = Mixture(fdp.Gaussian(mu), p)
+    assert f.to_piecewise().delta(1e-5) == 0.0
+    d = 1.5235691830010454e-274
+
+    def delta_f(eps: object) -> object:  # the mixture identity (the add side decides here)
+        with mp.workdps(60):
+            e1 = mp.log(1 + mp.expm1(mp.mpf(eps)) / mp.mpf(p))
+            m = mp.mpf(mu)
+            return mp.mpf(p) * (mp.ncdf(-e1 / m + m / 2) - mp.e**e1 * mp.ncdf(-e1 / m - m / 2))
+
+    lo, hi = fdp.symmetrize(f).epsilon_bracket(d)
+    assert delta_f(lo) >= d  # ε ≥ lo in truth
+    assert delta_f(hi) <= d
