@@ -310,6 +310,20 @@ class _LazyTailBound:
 COUNT_BOUND_MAX_MEAN = 4.0
 
 
+def _bisect(pred: Any, lo: float, hi: float) -> tuple[float, float]:
+    """(lo, hi) with pred false at lo and true at hi (as given), narrowed by bisection to a
+    relative 1e-9 of hi; pred must be monotone (false, then true)."""
+    for _ in range(200):
+        if hi - lo <= 1e-9 * (1.0 + hi):
+            break
+        mid = 0.5 * (lo + hi)
+        if pred(mid):
+            hi = mid
+        else:
+            lo = mid
+    return lo, hi
+
+
 class SampledCountBound:
     r"""Closed-form certified bounds on δ(ε) of the n-fold Poisson-subsampled Gaussian, add pair.
 
@@ -509,16 +523,7 @@ class SampledCountBound:
                 hi *= 2.0
                 if hi > 1e6:
                     return math.inf
-        lo = 0.0
-        for _ in range(200):
-            if hi - lo <= 1e-9 * (1.0 + hi):
-                break
-            mid = 0.5 * (lo + hi)
-            if ok(mid):
-                hi = mid
-            else:
-                lo = mid
-        return hi
+        return _bisect(ok, 0.0, hi)[1]
 
     # -- the lower bound
     def _lower1(self, e: float) -> float:
@@ -610,12 +615,4 @@ class SampledCountBound:
                 hi *= 2.0
                 if hi > 1e6:
                     return lo
-        for _ in range(200):
-            if hi - lo <= 1e-9 * (1.0 + hi):
-                break
-            mid = 0.5 * (lo + hi)
-            if over(mid):
-                lo = mid
-            else:
-                hi = mid
-        return lo
+        return _bisect(lambda e: not over(e), lo, hi)[0]
