@@ -17,6 +17,8 @@ __all__ = [
 
 #: unit roundoff u of float64 (half the machine epsilon)
 UNIT_ROUNDOFF = 2.0**-53
+#: the least positive float64 (a subnormal, 2^-1074): a positive value rounded up is never below it
+TINY = math.ulp(0.0)
 
 def norm_cdf(x: np.ndarray | float) -> np.ndarray:
     """Φ(x), accurate in both tails."""

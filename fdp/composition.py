@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_int, check_scalar
-from ._numerics import UNIT_ROUNDOFF, log_binomial_terms
+from ._numerics import TINY, UNIT_ROUNDOFF, log_binomial_terms
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity
 from .pld import compose_numeric
@@ -192,7 +192,7 @@ def _exp_up(lq: np.ndarray) -> np.ndarray:
     ε(0) = 16.08 for the true kε = 20 (δ is positive up to kε, if below 1e-308)."""
     with np.errstate(under="ignore"):
         q = np.exp(lq)
-    return np.where((q == 0.0) & np.isfinite(lq), np.nextafter(0.0, 1.0), q)
+    return np.where((q == 0.0) & np.isfinite(lq), TINY, q)
 
 
 def _binomial_power(f: PiecewiseLinear, n: int) -> PiecewiseLinear:
@@ -255,7 +255,7 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear
             pos = np.outer(q > 0, fq > 0).ravel()
             with np.errstate(under="ignore"):
                 q = np.outer(q, fq).ravel()
-            q = np.where(pos & (q == 0.0), np.nextafter(0.0, 1.0), q)  # (see _exp_up)
+            q = np.where(pos & (q == 0.0), TINY, q)  # (see _exp_up)
             loss = np.add.outer(loss, fl).ravel()
             # merge outcomes whose losses agree to rounding (keeps sizes polynomial for repeats);
             # a merged outcome keeps the largest of its losses, which can only raise δ

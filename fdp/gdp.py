@@ -31,7 +31,7 @@ import numpy as np
 from scipy import optimize, special
 
 from ._checks import as_array
-from ._numerics import UNIT_ROUNDOFF, norm_hazard
+from ._numerics import TINY, UNIT_ROUNDOFF, norm_hazard
 
 __all__ = ["delta", "log_delta", "epsilon", "mu", "sigma"]
 
@@ -40,8 +40,6 @@ _FLOAT_MAX = float(np.finfo(float).max)
 
 
 _U = UNIT_ROUNDOFF
-#: the least positive float64 (a subnormal): the rounded-up value of any δ in (0, 5e-324]
-_LEAST = 5e-324
 
 
 def _log_delta_scalar(m: float, e: float) -> float:
@@ -182,7 +180,7 @@ def delta(mu: Any, eps: Any) -> float | np.ndarray:
     with np.errstate(under="ignore"):
         # rounded up: a positive δ below the float range is the least subnormal, not 0 (δ = 0
         # would claim pure DP at ε, and the Gaussian's loss is unbounded)
-        out = np.where(ld > -np.inf, np.maximum(np.exp(ld), _LEAST), 0.0)
+        out = np.where(ld > -np.inf, np.maximum(np.exp(ld), TINY), 0.0)
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -218,7 +216,7 @@ def _epsilon_scalar(m: float, d: float, down: bool = False) -> float:
         else:  # round up: the reported ε must satisfy δ(ε) ≤ delta (conservative)
             if g(e) <= 0:
                 break
-            e = math.nextafter(e, math.inf) if e > 0 else 5e-324
+            e = math.nextafter(e, math.inf) if e > 0 else TINY
             e *= 1.0 + 2e-16
     return e
 

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ._numerics import TINY
 from .tradeoff import LossBins, PiecewiseLinear, TradeOff
 
 __all__ = ["Bracketed", "Approximation", "DEEP_DELTA"]
@@ -199,7 +200,7 @@ class Bracketed(TradeOff):
             # bound, is ∞ or above ε) the true δ is positive, so a δ that underflowed to 0 is
             # the least subnormal (0 would claim pure DP at ε)
             top = self._tail.top
-            d = np.where((d <= 0.0) & (np.asarray(eps) < top), 5e-324, d)
+            d = np.where((d <= 0.0) & (np.asarray(eps) < top), TINY, d)
         return d
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:

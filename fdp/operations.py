@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._checks import check_int, check_scalar
-from ._numerics import UNIT_ROUNDOFF, line_envelope, lower_hull_c, norm_cdf, norm_isf
+from ._numerics import TINY, UNIT_ROUNDOFF, line_envelope, lower_hull_c, norm_cdf, norm_isf
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Bracketed
@@ -211,9 +211,6 @@ def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     return mix
 
 
-_TINY_PL = math.ulp(0.0)
-
-
 def _profile_lower(f: TradeOff, n: int = 4001) -> PiecewiseLinear:
     """A certified lower PL curve: the envelope of lines 1 − δ(ε) − e^ε α over an ε grid.
 
@@ -232,7 +229,7 @@ def _profile_lower(f: TradeOff, n: int = 4001) -> PiecewiseLinear:
     # (the hull from the δ themselves: from 1 − δ, every line with δ < 1e-16 was lost, and the
     # curve's ε(1e-20) for symmetrize(p G_1 + (1 − p) Id) read 3.37 where ε_f is 4.40)
     x, y, yc = line_envelope(-np.exp(e), 1.0 - d, complements=d)
-    yc = yc * (1.0 + 4.0 * UNIT_ROUNDOFF) + _TINY_PL  # d − s x: two roundings, charged down
+    yc = yc * (1.0 + 4.0 * UNIT_ROUNDOFF) + TINY  # d − s x: two roundings, charged down
     y = np.minimum(np.where(yc < 0.5, 1.0 - yc, y), 1.0 - x)
     return PiecewiseLinear(x, y, beta_c=np.maximum(yc, x))
 
@@ -243,7 +240,6 @@ def _pl_bracket(f: TradeOff) -> tuple[PiecewiseLinear, PiecewiseLinear]:
 
 
 # ------------------------------------------------------------------------ group privacy
-_TINY = math.ulp(0.0)  # the smallest positive float (subnormal)
 
 
 def _group_pl(
@@ -313,7 +309,7 @@ def _group_pl(
             zero = (y <= 0.0) & (x < 1.0)
             if zero.any():
                 i = int(np.argmax(zero))
-                y[i], yc[i] = _TINY, 1.0
+                y[i], yc[i] = TINY, 1.0
                 keep = ~zero
                 keep[i] = True
                 x, xc, y, yc = x[keep], xc[keep], y[keep], yc[keep]
@@ -562,7 +558,7 @@ class Mixture(TradeOff):
         inner = self._inner_eps(np.where(eps > thr, eps, 0.0))
         base = np.asarray(self.base.delta(np.where(eps > thr, inner, 0.0)), dtype=float)
         # (rounded up: p δ_f > 0 below the float range is the least subnormal, not 0)
-        val = np.where(base > 0.0, np.maximum(p * base, 5e-324), 0.0)
+        val = np.where(base > 0.0, np.maximum(p * base, TINY), 0.0)
         return np.where(eps > thr, val, -np.expm1(np.minimum(eps, 0.0)))
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:

@@ -136,7 +136,7 @@ from scipy import fft as sfft
 from scipy.optimize import isotonic_regression
 from scipy.signal import lfilter
 
-from ._numerics import UNIT_ROUNDOFF
+from ._numerics import TINY, UNIT_ROUNDOFF
 from .numeric import DEEP_DELTA, Bracketed
 from .tradeoff import LossBins, PiecewiseLinear, TradeOff
 
@@ -1496,7 +1496,7 @@ def _fft_compose(
     if any(c.unbounded for c in comps):
         # an unbounded loss has δ(ε) > 0 at every ε, even where its tail underflows float64:
         # keep the smallest positive atom, so that ε(0) = ∞ and δ never reads 0
-        out["q_inf_lower"] = max(out["q_inf_lower"], 5e-324)
+        out["q_inf_lower"] = max(out["q_inf_lower"], TINY)
     log_f = 0.0
     grow = 0.0
     upper = [(c.wc, c.qc_inf) if c.coupled else (c.wo, c.qo_inf) for c in comps]

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from ._numerics import UNIT_ROUNDOFF
+from ._numerics import TINY, UNIT_ROUNDOFF
 
 __all__ = ["THETAS", "THETAS_WIDE", "log_mgf", "delta_bound", "epsilon_bound", "TailBound"]
 
@@ -446,7 +446,7 @@ class SampledCountBound:
             tot = 0.0
         else:
             tot = math.exp(top + math.log(float(np.exp(x - top).sum()))) * (1.0 + 1e-12)
-        return min(1.0, tot + math.exp(self._log_tail(k_max)) + 5e-324)
+        return min(1.0, tot + math.exp(self._log_tail(k_max)) + TINY)
 
     def _log_one_sampled(self, ep: float) -> float:
         r"""log of an upper bound on H_{γ'}(B'₁‖A), γ' = e^{ε'}, for the law B'₁ given one

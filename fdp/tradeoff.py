@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ._checks import as_array, check_int
-from ._numerics import UNIT_ROUNDOFF, lower_hull
+from ._numerics import TINY, UNIT_ROUNDOFF, lower_hull
 
 if TYPE_CHECKING:  # pragma: no cover
     import matplotlib.axes
@@ -137,7 +137,7 @@ class TradeOff:
         # α ≥ 1/2, by Sterbenz's lemma)
         cap = 1.0 - a
         cap = np.where((a < 0.5) & (1.0 - cap > a), np.nextafter(cap, 2.0), cap)
-        b = np.minimum(b * (1.0 + 8.0 * _U) + _TINY, cap)  # (f(0) too: C_p(G_1) read 1 − 9e-16)
+        b = np.minimum(b * (1.0 + 8.0 * _U) + TINY, cap)  # (f(0) too: C_p(G_1) read 1 − 9e-16)
         # the chords: the lower hull of the points and (1, 0) (from_points would cap β at
         # 1 − α to nearest again)
         a, b = np.append(a, 1.0), np.append(b, 0.0)
@@ -924,7 +924,6 @@ def _monotone_losses(loss: np.ndarray, side: str = "lower") -> np.ndarray:
 
 #: unit roundoff of float64
 _U = UNIT_ROUNDOFF
-_TINY = float(np.nextafter(0.0, 1.0))  # the least subnormal, 2^-1074
 
 
 #: relative amount an optimistic (upper) curve's δ gives up beyond its proved rounding bounds
@@ -1007,7 +1006,7 @@ class _Profile:
     ) -> np.ndarray:
         # k = 0: δ is the atom (minus the offset) with no sum to round; each operation also
         # rounds absolutely by up to the least subnormal (masses there: kov's underflowed ones)
-        return np.where(k > 0, (k + 4.0) * (_U * (self.q_inf + off + qc + ep) + _TINY), 0.0)
+        return np.where(k > 0, (k + 4.0) * (_U * (self.q_inf + off + qc + ep) + TINY), 0.0)
 
     def _off(self, eps: np.ndarray) -> np.ndarray | float:
         """The offset subtracted from δ at ε (``offset`` itself, or the step function)."""
