@@ -113,6 +113,55 @@ class _UpperEnvelope(PiecewiseLinear):
                           np.maximum(f._epsilon(delta), g._epsilon(delta)))
 
 
+class _ProfileMax:
+    """δ(ε) and ε(δ) of min{f, f⁻¹}** for an exact curve f, from f's and f⁻¹'s own profiles.
+
+    **Claim.** The privacy profile of min{f, g}** is max(δ_f, δ_g), so its ε(δ) is
+    max(ε_f(δ), ε_g(δ)). **Proof.** δ_h(ε) = sup_α (1 − e^ε α − h(α)); the sup of the linear
+    function 1 − e^ε α minus min{f, g} is the larger of the two sups, and replacing min{f, g} by
+    its convex envelope does not change the sup of a linear functional minus it (theory §3). ∎
+
+    A :class:`~fdp.numeric.Bracketed` consults it (``closed=``) on every δ and ε query, so the
+    result keeps f's exact values where the envelope of lines cannot: below α ≈ 1e-308 its kinks
+    underflow, and ``symmetrize(Mixture(G_2, 0.01)).epsilon(1e-300)`` read ∞ (ε_f = 71.08).
+    Conservative side: the maximum over f and f⁻¹ of their (rounded-up) values. Optimistic side:
+    f's own values only (max(ε_f, ε_g) ≥ ε_f), less :attr:`MARGIN` relative (exact curves are
+    rounded up, by ~1e-14 relative against mpmath), and none when f is a generic
+    :class:`~fdp.tradeoff.Inverse`, whose profile 1 − e^ε + e^ε δ(−ε) cancels below δ ≈ 1e-16
+    and reads high there.
+    """
+
+    #: relative margin taken off f's values on the optimistic side
+    MARGIN = 1e-9
+
+    name = "exact profile"
+
+    def __init__(self, f: TradeOff) -> None:
+        self._f, self._g = f, f.inverse()
+
+    def delta_upper(self, eps: np.ndarray, floor: object = 0.0) -> np.ndarray:
+        e = np.atleast_1d(np.asarray(eps, dtype=float))
+        return np.maximum(np.asarray(self._f.delta(e), dtype=float),
+                          np.asarray(self._g.delta(e), dtype=float))
+
+    def epsilon_upper(self, delta: np.ndarray, hint: object = math.inf) -> np.ndarray:
+        d = np.atleast_1d(np.asarray(delta, dtype=float))
+        return np.maximum(np.asarray(self._f.epsilon(d), dtype=float),
+                          np.asarray(self._g.epsilon(d), dtype=float))
+
+    def delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        e = np.atleast_1d(np.asarray(eps, dtype=float))
+        if isinstance(self._f, Inverse):
+            return np.zeros(e.shape)
+        return np.asarray(self._f.delta(e), dtype=float) * (1.0 - self.MARGIN)
+
+    def epsilon_lower(self, delta: np.ndarray, hint: object = 0.0) -> np.ndarray:
+        d = np.atleast_1d(np.asarray(delta, dtype=float))
+        if isinstance(self._f, Inverse):
+            return np.zeros(d.shape)
+        return np.asarray(self._f.epsilon(d), dtype=float) * (1.0 - self.MARGIN)
+
+
 def max_curve(f: PiecewiseLinear, g: PiecewiseLinear) -> PiecewiseLinear:
     """max{f, g} of two PL curves (convex: a max of convex functions). Exact."""
     x = np.union1d(f._a, g._a)
@@ -475,6 +524,8 @@ def symmetrize(f: TradeOff) -> TradeOff:
             min_envelope(lo, lo.inverse(), symmetric=True),
             min_envelope(hi, hi.inverse(), symmetric=True),
             name=f"symmetrize({f!r})",
+            # (an exact f: its own profiles answer δ and ε, where the lines' kinks underflow)
+            closed=_ProfileMax(f) if f.kind == "exact" else None,
         )
     return symmetrize(f.to_piecewise())
 

@@ -367,6 +367,36 @@ def test_symmetrized_mixture_keeps_tiny_deltas(mu: float, p: float) -> None:
         assert d < 1e-20 or math.isfinite(e), (d, e)
 
 
+@pytest.mark.parametrize(("mu", "p"), [(2.0, 0.01), (2.7, 0.3), (5.0, 0.01), (20.0, 0.5)])
+def test_symmetrized_mixture_is_finite_and_tight_to_1e_300(mu: float, p: float) -> None:
+    # the lines' kinks underflow below α ≈ 1e-308: symmetrize(p G_μ + (1 − p) Id).epsilon(δ)
+    # read ∞ at δ ≤ 1e-110 for μ ≳ 2.7 (at 1e-300 for μ = 2). The profile of min{f, f⁻¹}** is
+    # max(δ_f, δ_{f⁻¹}); here ε_{f⁻¹} ≤ −log(1 − p) < 1 < ε_f, so ε(δ) = ε_f(δ), with
+    # δ_f(ε) = p δ_{G_μ}(ε'), ε' = log(1 + (e^ε − 1)/p) (the mixture identity), solved in mpmath
+    from fdp.operations import Mixture
+
+    h = fdp.symmetrize(Mixture(fdp.Gaussian(mu), p))
+
+    def log_delta_f(eps: object) -> object:
+        e1 = mp.log(1 + mp.expm1(eps) / mp.mpf(p))
+        m = mp.mpf(mu)
+        return mp.log(mp.mpf(p) * (mp.ncdf(-e1 / m + m / 2) - mp.e**e1 * mp.ncdf(-e1 / m - m / 2)))
+
+    for d in (1e-20, 1e-110, 1e-200, 1e-300):
+        with mp.workdps(80):
+            target = mp.log(mp.mpf(d))
+            lo_e, hi_e = mp.mpf(0.5), mp.mpf(5000)
+            for _ in range(200):  # bisection on the decreasing log δ_f
+                mid = (lo_e + hi_e) / 2
+                lo_e, hi_e = (mid, hi_e) if log_delta_f(mid) > target else (lo_e, mid)
+            truth = float(hi_e)
+        lo, hi = h.epsilon_bracket(d)
+        assert math.isfinite(hi), (d, lo, hi)
+        assert lo <= truth * (1 + 1e-12) and hi >= truth * (1 - 1e-12), (d, lo, hi, truth)
+        assert hi - lo <= 2e-9 * truth, (d, lo, hi, truth)  # f's values, less 1e-9 below
+        assert h.delta(truth * (1 - 1e-9)) >= d, (d, truth)
+
+
 def test_chord_curve_stays_above_near_the_identity() -> None:
     # to_piecewise (the upper side of symmetrize/group/subsample of curves that are not PL)
     # capped its points at 1 − α rounded to nearest, below f(α) = 1 − α(1 + 1e-8) for
