@@ -224,7 +224,9 @@ class TradeOff:
                     break
             if math.isfinite(hi):
                 for _ in range(200):
-                    if hi - lo <= 1e-14 * max(1.0, hi):
+                    # (relative: an absolute 1e-14 was 1e-6 of ε = 1e-8, the largest loss of
+                    # (p G_2 + (1 − p) Id)⁻¹ at p = 1e-8)
+                    if hi - lo <= 1e-14 * hi:
                         break
                     mid = 0.5 * (lo + hi)
                     if float(self._delta(np.array([mid]))[0]) > d:
