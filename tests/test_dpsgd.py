@@ -301,6 +301,38 @@ def test_sparse_low_noise_conservative_end_against_mgf_inversion(steps: int) -> 
     assert hi <= ref * 1.001, (hi, ref)
 
 
+def _engine_one_step(s: float, p: float):  # noqa: ANN202
+    """dpsgd(s, p, T)'s engine path at T = 1 (dpsgd itself answers one step from the closed
+    forms): the add direction composed by the engine, the remove direction on demand."""
+    from fdp.operations import Mixture
+    from fdp.sgd import _SymmetricMin
+
+    f = fdp.compose(Mixture(fdp.Gaussian(1.0 / s), p), repeat=1, numeric=True)
+    return _SymmetricMin(f, None, name="one step", info={**f.info, "symmetric": True})
+
+
+def test_one_step_is_exact_from_the_closed_forms() -> None:
+    # dpsgd(σ, p, 1) is min{f, f⁻¹}** with f = p G_μ + (1 − p) Id: its δ and ε come from f's and
+    # f⁻¹'s closed forms, not the engine, whose bracket at δ = 1e-300 was [69.79, 71.08] for
+    # σ = 0.5, p = 0.01. Reference: the add pair's δ(ε) = p δ_{G_μ}(ε') (mixture identity),
+    # ε' = log(1 + (e^ε − 1)/p), and the remove pair's closed form, in mpmath
+    s, p = 0.5, 0.01
+    h = dpsgd(s, p, 1)
+    mu = 1.0 / s
+    with mp.workdps(50):
+        def add(e: object) -> object:
+            e1 = mp.log(1 + mp.expm1(e) / p)
+            return p * (mp.ncdf(-e1 / mu + mu / 2) - mp.e**e1 * mp.ncdf(-e1 / mu - mu / 2))
+
+        for eps in (0.0, 0.005, 0.5, 3.0, 30.0):
+            truth = max(add(mp.mpf(eps)), _remove_delta_one_step(eps, mu, p))
+            lo, hi = h.delta_bracket(eps)
+            assert lo <= truth <= hi <= truth * (1 + 1e-9), (eps, lo, hi, truth)
+    lo, hi = h.epsilon_bracket(1e-300)
+    assert lo <= 71.07936378907418 <= hi and hi - lo <= 2e-9 * hi  # (mpmath bisection)
+    assert h.info["neighbours"] == "add-remove" and h.info["items"][0][1] == 1
+
+
 def _remove_delta_one_step(eps: float, mu: float, p: float) -> mp.mpf:
     """δ(ε) of one remove step, T(N(0,1) vs (1 − p)N(0,1) + pN(μ,1)) reversed: the pair
     A = (1 − p)N(0,1) + pN(μ,1), B = N(0,1), δ = ∫ (b − e^ε a)₊, in closed form: the
@@ -319,7 +351,7 @@ def test_remove_screen_is_an_upper_bound_on_the_remove_delta(s: float, p: float)
     # The screens that spare building the remove direction are certified upper bounds on its
     # δ: one step against the closed form in mpmath, untilted and tilted for each ε (the coarse
     # screen's grid is 4x coarser than the add direction's, so it is looser, but never below)
-    h = fdp.dpsgd(s, p, 1)
+    h = _engine_one_step(s, p)
     for level, slack in ((0, 0.2), (1, 0.03)):
         for eps in (0.0, 0.05, 0.2, 0.5, 1.0, 3.0):
             ref = float(_remove_delta_one_step(eps, 1.0 / s, p))
@@ -374,7 +406,7 @@ def test_delta_at_zero_needs_no_remove_direction() -> None:
     # δ(0) is the total variation distance, the same for a pair and its inverse (theory §3), so
     # δ(0) (the advantage) and ε(δ) = 0 for δ ≥ δ(0) need no remove direction; its screen cannot
     # tell there (the two are equal), so it used to be built. One step against the closed form.
-    h = fdp.dpsgd(1.0, 0.5, 1)
+    h = _engine_one_step(1.0, 0.5)
     with mp.workdps(40):
         # add pair: δ(0) = ∫ (b − a)₊, a = N(0,1), b = (1 − p)N(0,1) + pN(μ,1): b > a for x > μ/2
         tv = 0.5 * (mp.ncdf(0.5) - mp.ncdf(-0.5))
