@@ -153,7 +153,10 @@ class _ProfileMax:
         e = np.atleast_1d(np.asarray(eps, dtype=float))
         if isinstance(self._f, Inverse):
             return np.zeros(e.shape)
-        return np.asarray(self._f.delta(e), dtype=float) * (1.0 - self.MARGIN)
+        d = np.asarray(self._f.delta(e), dtype=float)
+        # (below the normal range δ is rounded up to a subnormal, e.g. the least one for a true
+        # 1e-446: no lower bound there)
+        return np.where(d >= 1e-300, d * (1.0 - self.MARGIN), 0.0)
 
     def epsilon_lower(self, delta: np.ndarray, hint: object = 0.0) -> np.ndarray:
         d = np.atleast_1d(np.asarray(delta, dtype=float))
@@ -598,10 +601,14 @@ class Mixture(TradeOff):
         return self.p * np.asarray(self.base(alpha)) + (1.0 - self.p) * (1.0 - alpha)
 
     def _inner_eps(self, eps: np.ndarray) -> np.ndarray:
+        """ε' = log(1 + (e^ε − 1)/p), f's ε at which δ_{f_p}(ε) = p δ_f(ε'); above ε = 1 as
+        ε − log p + log(1 − (1 − p)e^{−ε}), which cannot overflow (from (e^ε − 1)/p it was ∞
+        for ε ≳ 709.8 + log p, and δ read 0: p = 2e-8, μ = 19.7, ε = 881, truth 2.9e-290)."""
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            return np.log1p(np.expm1(np.minimum(eps, 700.0)) / self.p) + np.where(
-                eps > 700.0, eps - 700.0, 0.0
-            )
+            small = np.log1p(np.expm1(np.minimum(eps, 1.0)) / self.p)
+            e = np.maximum(eps, 1.0)
+            large = e - math.log(self.p) + np.log1p(-(1.0 - self.p) * np.exp(-e))
+        return np.where(eps > 1.0, large, small)
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         p = self.p

@@ -429,6 +429,25 @@ def test_mixture_inverse_delta_is_never_below_the_truth(mu, log_p, where, log_ga
     assert float(f.epsilon(1e-200)) <= emax * (1 + 1e-12)
 
 
+@sweep(40)
+@given(st.floats(0.5, 40.0), st.floats(-12.0, -0.01), st.floats(1.0, 1500.0))
+def test_mixture_delta_at_huge_eps_is_never_below_the_truth(mu, log_p, eps) -> None:  # noqa: ANN001
+    # δ_{f_p}(ε) = p δ_{G_μ}(ε'), ε' = log(1 + (e^ε − 1)/p): (e^ε − 1)/p overflowed for
+    # ε ≳ 709.8 + log p and δ read 0 (p = 2e-8, μ = 19.7, ε = 881: truth 2.9e-290), which a
+    # symmetrize query then reported. Reference: the same identity in mpmath
+    from fdp.operations import Mixture
+
+    p = 10.0**log_p
+    got = float(Mixture(fdp.Gaussian(mu), p).delta(eps))
+    with mp.workdps(60):
+        e1 = mp.log(1 + mp.expm1(mp.mpf(eps)) / mp.mpf(p))
+        m = mp.mpf(mu)
+        truth = mp.mpf(p) * (mp.ncdf(-e1 / m + m / 2) - mp.e**e1 * mp.ncdf(-e1 / m - m / 2))
+    assert M(got) >= truth, (got, truth)
+    if truth > M(1e-300):
+        assert M(got) <= truth * (1 + M(1e-9)), (got, truth)
+
+
 def test_chord_curve_stays_above_near_the_identity() -> None:
     # to_piecewise (the upper side of symmetrize/group/subsample of curves that are not PL)
     # capped its points at 1 − α rounded to nearest, below f(α) = 1 − α(1 + 1e-8) for
