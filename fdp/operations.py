@@ -987,7 +987,8 @@ def poisson_subsample(f: TradeOff, p: float) -> PoissonPairs:
     remove: TradeOff
     sym: TradeOff
     if isinstance(f, (Gaussian, Laplace)) and f.mu > 0:
-        remove = Inverse(Mixture(f.inverse(), p))
+        # (the mixture's own inverse: without cancellation below δ ≈ 1e-16, _MixtureInverse)
+        remove = Mixture(f.inverse(), p).inverse()
         sym = Subsampled(f, p)  # symmetric f: remove = add⁻¹, so this is C_p(f)
     elif isinstance(f, PiecewiseLinear):
         # from the outcomes' masses: δ needs no 1 − e^ε + e^ε δ(−ε) (cancellation)

@@ -421,10 +421,11 @@ def test_mixture_inverse_delta_is_never_below_the_truth(mu, log_p, where, log_ga
         else:
             xs = (mp.log(a / (mp.e**e * pm)) + m**2 / 2) / m
             truth = a * mp.ncdf(xs) - mp.e**e * pm * mp.ncdf(xs - m)
-    got = float(f.delta(eps))
-    assert M(got) >= truth, (eps, got, truth)
-    if truth > M(1e-12) and a > M(1e-6):  # (a is rounded up by ~1e-17 absolute)
-        assert M(got) <= truth * (1 + M(1e-9)), (eps, got, truth)
+    # (and the remove pair of Poisson subsampling, the same curve)
+    for got in (float(f.delta(eps)), float(fdp.poisson_subsample(fdp.Gaussian(mu), p).remove.delta(eps))):
+        assert M(got) >= truth, (eps, got, truth)
+        if truth > M(1e-12) and a > M(1e-6):  # (a is rounded up by ~1e-17 absolute)
+            assert M(got) <= truth * (1 + M(1e-9)), (eps, got, truth)
     # ε(δ) stays at the largest loss (within rounding) however small δ is
     assert float(f.epsilon(1e-200)) <= emax * (1 + 1e-12)
 
