@@ -768,6 +768,15 @@ def tiny_delta(b: Bench) -> None:
         )
 
 
+    s, p, delta = 0.5, 0.01, 1e-300
+    work = "DP-SGD σ=0.5, p=0.01, one step, ε at δ=1e-300"
+    ref = ref_one_step_dpsgd_eps(s, p, delta)
+    REFNOTES[work] = "mixture identity, bisection in mpmath (`ref_one_step_dpsgd_eps`)"
+    b.row(work, "fdp", "tol=1e-3 (default)", "w_fdp_dpsgd",
+          {"s": s, "p": p, "T": 1, "delta": delta}, ref)
+    dpsgd_peers(b, work, s, p, 1, delta, ref)
+
+
 def long_runs(b: Bench) -> None:
     for s, p, T, delta in [(1.0, 1e-3, 10**6, 1e-5), (2.0, 1e-3, 10**6, 1e-5),
                            (1.0, 1e-4, 10**6, 1e-5), (1.0, 1e-4, 10**7, 1e-5),
@@ -898,6 +907,28 @@ def huge_losses(b: Bench) -> None:
         ],
         ref,
     )
+
+
+def ref_one_step_dpsgd_eps(s: float, p: float, delta: float) -> float:
+    """ε(δ) of one Poisson DP-SGD step (add-remove): the add pair's δ(ε) = p δ_{G_μ}(ε') with
+    ε' = log(1 + (e^ε − 1)/p) (the mixture identity), solved by bisection on log δ in mpmath
+    (80 digits); the remove pair's ε is at most log(1/(1 − p)), below the add pair's here."""
+    import mpmath as mp
+
+    with mp.workdps(80):
+        mu, pp, target = mp.mpf(1) / s, mp.mpf(p), mp.log(mp.mpf(delta))
+
+        def log_delta(e: Any) -> Any:
+            e1 = mp.log(1 + mp.expm1(e) / pp)
+            return mp.log(pp * (mp.ncdf(-e1 / mu + mu / 2) - mp.e**e1 * mp.ncdf(-e1 / mu - mu / 2)))
+
+        lo, hi = mp.mpf(-mp.log1p(-pp)), mp.mpf(1)
+        while log_delta(hi) > target:
+            lo, hi = hi, 2 * hi
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if log_delta(mid) > target else (lo, mid)
+        return float(hi)
 
 
 def ref_rare_dpsgd_eps(s: float, p: float, T: int, delta: float) -> float:

@@ -134,9 +134,28 @@ def test_dpsgd_huge_grid_step(mu: float, p: float) -> None:
 
 def test_accountant_huge_mu_gives_way_to_the_engine() -> None:
     # the fast path's lattice over a support of 8e7 would be 1.6e9 points (12 GiB)
+    # Reference: one step's add pair, δ(ε) = p δ_{G_μ}(ε') with ε' = log(1 + (e^ε − 1)/p) (the
+    # mixture identity), solved by bisection in mpmath; the remove pair's ε is at most
+    # log(1/(1 − p)). dpsgd(σ, p, 1) answers from the same closed forms, the engine (which the
+    # accountant gives way to) within its bracket
     a = fdp.Accountant()
     a.step(1e-4, 0.5)
-    assert a.epsilon(1e-5) == pytest.approx(fdp.dpsgd(1e-4, 0.5, 1).epsilon(1e-5), rel=1e-12)
+    with mp.workdps(60):
+        mu, p, target = M(1e4), M(0.5), mp.log(M(1e-5))
+
+        def log_delta(e):  # noqa: ANN001, ANN202
+            e1 = mp.log(1 + mp.expm1(e) / p)
+            return mp.log(p * (mp.ncdf(-e1 / mu + mu / 2) - mp.e**e1 * mp.ncdf(-e1 / mu - mu / 2)))
+
+        lo, hi = M(4e7), M(6e7)
+        for _ in range(120):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if log_delta(mid) > target else (lo, mid)
+        truth = float(hi)
+    got = a.epsilon(1e-5)
+    assert truth * (1 - 1e-15) <= got <= truth * (1 + 1e-10), (got, truth)
+    lo_d, hi_d = fdp.dpsgd(1e-4, 0.5, 1).epsilon_bracket(1e-5)
+    assert lo_d <= truth * (1 + 1e-15) and truth * (1 - 1e-15) <= hi_d <= truth * (1 + 1e-12)
 
 
 def test_calibration_through_huge_steps_returns_the_floor() -> None:

@@ -426,6 +426,11 @@ def test_mixture_inverse_delta_is_never_below_the_truth(mu, log_p, where, log_ga
         assert M(got) >= truth, (eps, got, truth)
         if truth > M(1e-12) and a > M(1e-6):  # (a is rounded up by ~1e-17 absolute)
             assert M(got) <= truth * (1 + M(1e-9)), (eps, got, truth)
+    # the generic inverse 1 − e^ε + e^ε δ(−ε) (any curve without its own) is rounded up by its
+    # cancellation: never below, if loose below δ ≈ 1e-16
+    from fdp.tradeoff import Inverse
+
+    assert M(float(Inverse(Mixture(fdp.Gaussian(mu), p)).delta(eps))) >= truth
     # ε(δ) stays at the largest loss (within rounding) however small δ is
     assert float(f.epsilon(1e-200)) <= emax * (1 + 1e-12)
 
