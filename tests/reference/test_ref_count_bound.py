@@ -168,3 +168,20 @@ def test_calibrated_rare_sample_rate_is_sane() -> None:
     assert p <= star <= p * (1 + 2e-3), (p, star)
     assert r.info["tight"]["how"].startswith("optimistic bound above the target")
     assert r.info["certified_by"] == "closed form"
+
+
+def test_accountant_with_two_noise_settings_gets_a_finite_bracket() -> None:
+    # 500 steps at σ = 0.1 and 500 at σ = 0.2, p = 1e-12 (an accountant's history): the grid's
+    # bracket of ε(1e-10) was (0, 44245). Domination bounds it: the truth lies between the ε of
+    # the 500 σ = 0.1 steps alone (fewer steps: a larger curve) and that of 1000 steps at
+    # σ = 0.1 (every step at the largest μ and p); both by the largest-coordinate integral
+    a = fdp.Accountant().step(0.1, 1e-12, steps=500).step(0.2, 1e-12, steps=500)
+    lo, hi = a.epsilon_bracket(1e-10)
+    with mp.workdps(30):
+        refs = [float(mp.findroot(
+            lambda e, n=n: mp.log(_delta_max(10.0, 1e-12, n, e)) - mp.log(1e-10), 30.0))
+            for n in (500, 1000)]
+    assert refs[0] * (1 - 1e-7) <= lo <= refs[0] * (1 + 1e-7), (lo, refs)
+    assert refs[1] <= hi <= refs[1] * (1 + 1e-6), (hi, refs)
+    assert a.epsilon(1e-10) == hi
+    assert a.curve.certificate(1e-10)["source"] == "sampled-count bound (dominated)"
