@@ -524,7 +524,7 @@ class SampledCountBound:
         else:
             while not ok(hi):
                 hi *= 2.0
-                if hi > 1e6:
+                if hi > 1e9:  # (σ = 1e-3, p = 0.01, T = 100: ε(1e-5) ≈ 3.5e6)
                     return math.inf
         return _bisect(ok, 0.0, hi)[1]
 
