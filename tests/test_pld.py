@@ -648,3 +648,27 @@ def test_log_mgf_bound_on_uniform_grids_in_passes(monkeypatch: pytest.MonkeyPatc
                 mpmath.exp(mpmath.mpf(float(a)) + mpmath.mpf(float(tt)) * mpmath.mpf(float(b)))
                 for a, b in zip(lw, loss, strict=True) if np.isfinite(a))))
             assert ref <= got[i] <= ref + 1e-9 * (1 + abs(ref)), (tt, got[i], ref)
+
+
+@pytest.mark.parametrize(("mu", "n"), [(0.1, 1000), (0.5, 40)])
+def test_tail_from_profile_bounds_the_true_tail(mu: float, n: int) -> None:
+    # _tail_from_profile bounds ν[(a, ∞]] for the sum of all steps but one from the
+    # composition's pessimistic δ. For G_μ^n the loss of n − 1 steps under Q is exactly
+    # N((n − 1)μ²/2, (n − 1)μ²): the bound must be at or above that tail (mpmath), and useful
+    # (within a factor 20 where the tail is 1e-12..1e-3; 1.6–8.4 here, where a Chernoff bound on a
+    # heavy-tailed step gave 0.43 for a true 1e-3)
+    g = fdp.Gaussian(mu)
+    comps, h, _ = pld._plan([(g, n)], [(g, n)], 1e-3, None, pld.FAST)
+    res = pld._fft_compose(comps, h, mode=pld.FAST)
+    need = res["need"]
+    above = pld._tail_from_profile(res["lower"][:need], res["err_lower"][:need],
+                                   res["loss"][:need], res["q_inf_lower"] + res["tau"], 1e-12)
+    m, sd = (n - 1) * mu * mu / 2.0, math.sqrt(n - 1) * mu
+    with mpmath.workdps(40):
+        for k in (0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0):
+            a = m + k * sd
+            truth = float(mpmath.ncdf(-(mpmath.mpf(a) - m) / sd))
+            b = float(above(np.array([a]))[0])
+            assert b >= truth, (a, b, truth)
+            if 1e-12 <= truth <= 1e-3:
+                assert b <= 20.0 * truth, (a, b, truth)
