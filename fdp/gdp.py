@@ -52,6 +52,10 @@ def _log_delta_scalar(m: float, e: float) -> float:
     val, margin = _log_delta_parts(m, e)
     if not math.isfinite(val):
         return val
+    # (+ the log's own rounding, an ulp of |log δ|: near δ = 1e-300 that is 1e-13 relative in δ,
+    # above the terms' few ulps; and below the normal range products with μ are exact only to
+    # the least subnormal, a relative TINY/μ: μ(0, 1e-320) was 1.2e-4 above the exact μ)
+    margin += 2.0 * _U * abs(val) + (64.0 * TINY / m if 0.0 < m < 1e-290 else 0.0)
     return min(val + min(margin, 1e-6 * max(abs(val), 1.0)), 0.0)
 
 
@@ -227,6 +231,8 @@ def _log_delta_lower_scalar(m: float, e: float) -> float:
     val, margin = _log_delta_parts(m, e)
     if not math.isfinite(val):
         return val
+    # (the log's own rounding and subnormal μ, as in _log_delta_scalar)
+    margin += 2.0 * _U * abs(val) + (64.0 * TINY / m if 0.0 < m < 1e-290 else 0.0)
     return val - margin if math.isfinite(margin) else -math.inf
 
 
@@ -279,9 +285,11 @@ def _mu_scalar(e: float, d: float) -> float:
         if hi > 700:
             return math.inf
     m = math.exp(optimize.brentq(g, lo, hi, xtol=1e-15, rtol=1e-15, maxiter=500))
-    # round down: μ-GDP with the reported μ must imply (ε, δ)-DP (conservative)
+    # round down: μ-GDP with the reported μ must imply (ε, δ)-DP (conservative); log δ is
+    # compared with log(delta) rounded down (its rounding is half an ulp of |log delta|)
+    floor = target - 2.0 * _U * abs(target)
     for _ in range(64):
-        if _log_delta_scalar(m, e) <= target:
+        if _log_delta_scalar(m, e) <= floor:
             break
         m *= 1.0 - 2e-16
         m = math.nextafter(m, 0.0)
@@ -323,6 +331,7 @@ def sigma(eps: Any, delta: Any, sensitivity: Any = 1.0) -> float | np.ndarray:
     """
     s = as_array("sensitivity", sensitivity, low=0.0, low_open=True)
     m = mu(eps, delta)
-    with np.errstate(divide="ignore"):
+    # (μ below Δ/1.8e308, a denormal, gives σ = ∞: more noise than a float holds, rounded up)
+    with np.errstate(divide="ignore", over="ignore"):
         out = s / np.asarray(m)
     return float(out) if np.ndim(out) == 0 else out

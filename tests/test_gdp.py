@@ -177,3 +177,33 @@ def test_delta_below_the_float_range_is_the_least_subnormal() -> None:
     assert Mixture(fdp.Gaussian(1.0), 0.01).delta(200.0) == 5e-324
     assert fdp.subsample(fdp.Gaussian(1.0), 0.01).delta(200.0) == 5e-324
     assert Mixture(fdp.Gaussian(1.0), 0.01).inverse().delta(200.0) == 0.0
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.5, 5.0])
+@pytest.mark.parametrize("delta", [1e-320, 1e-310, 2.2e-308, 1e-300, 1e-200, 1e-100, 1e-30])
+def test_mu_at_tiny_delta_is_below_the_exact_mu(eps: float, delta: float) -> None:
+    # mu(ε, δ) must not exceed the exact μ with δ_μ(ε) = δ (mpmath root, 60 digits): it compared
+    # log δ with log(delta) to nearest, and near δ = 1e-300 one ulp of |log δ| ≈ 690 is 1e-13 of
+    # δ; in the subnormal range μ's own products round to the least subnormal. μ(0, 1e-300) was
+    # 6e-14, μ(0, 1e-320) 1.2e-4 above the exact μ (calibrate_gaussian then too little noise)
+    got = gdp.mu(eps, delta)
+    with mp.workdps(60):
+        d, e = mp.mpf(delta), mp.mpf(eps)
+
+        def g(m: object) -> object:  # δ_μ(ε) − δ, increasing in μ (ε = 0: erf, no cancellation)
+            if eps == 0.0:
+                return mp.erf(m / (2 * mp.sqrt(2))) - d
+            return mp.ncdf(-e / m + m / 2) - mp.exp(e) * mp.ncdf(-e / m - m / 2) - d
+
+        lo = mp.mpf("1e-330") if eps == 0.0 else e / 100  # (δ there: ~Φ(−100) ≈ 1e-2174)
+        hi = mp.mpf(100)
+        for _ in range(300):  # bisection in log μ, then plain
+            mid = mp.sqrt(lo * hi) if hi > 4 * lo else (lo + hi) / 2
+            if g(mid) < 0:
+                lo = mid
+            else:
+                hi = mid
+        exact = lo
+        assert mp.mpf(got) <= exact, (got, exact)
+        rel = 1e-3 if delta < 2.3e-308 and eps == 0.0 else 1e-11
+        assert mp.mpf(got) >= exact * (1 - rel), (got, exact)
