@@ -49,7 +49,11 @@ class TwoStepRef:
             # formula there), and around the mass of x (near 0 and μ)
             xk = (mp.log(mp.expm1(e - mp.log(1 - p)) * (1 - p) / p) + mu * mu / 2) / mu
             top = max(float(xk) + 40.0, 40.0)
-            pts = sorted({-40.0, -5.0, 0.0, float(mu), float(mu) + 5.0, top})
+            # (and every 0.5 in between: with a few split points only, quad lost 3 % of δ at
+            # 1e-42 without a word — μ = 0.4487, p = 0.1813, ε = 5.22 read 3.1596e-42 for
+            # 3.2645e-42, a 2-D integral agreeing to 26 digits; a helper's hunt)
+            grid = [-40.0 + 0.5 * k for k in range(int((top + 40.0) / 0.5) + 1)]
+            pts = sorted({-40.0, -5.0, 0.0, float(mu), float(mu) + 5.0, top, *grid})
             pts = sorted([mp.mpf(x) for x in pts if abs(x - xk) > 1e-6] + [xk])
             return mp.quad(integrand, pts, maxdegree=10)
 
