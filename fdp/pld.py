@@ -154,6 +154,12 @@ class AccuracyWarning(UserWarning):
 
 #: largest FFT grid; past it the grid step grows (and the info dict says so)
 MAX_GRID = 1 << 21
+#: largest grid over one component's loss support (a user's grid step may ask for 4× this).
+#: With MAX_GRID these are the memory knobs: peak memory is about 0.6 GB at the defaults and
+#: 1.1 GB at twice both (sparse DP-SGD, σ = 0.5, p = 1e-5, T = 10⁵, whose bracket at δ = 1e-5
+#: then goes from 0.25 % to 0.055 % wide): where a capped grid warns and the memory is there,
+#: set ``fdp.pld.MAX_GRID = 1 << 22`` and ``fdp.pld.MAX_COMPONENT = 1 << 21``
+MAX_COMPONENT = 1 << 20
 #: most breakpoints kept in a numeric curve (atoms are merged conservatively beyond that)
 MAX_BREAKPOINTS = 400_000
 #: Q-mass of each component's loss outside its grid (on either side)
@@ -967,18 +973,21 @@ def _plan(
     if mode.k_sd is not None:  # (DEEP: k_sd = 11.3, δ ≈ 1e-30)
         r10 = (mean + mode.k_sd * math.sqrt(var)) / max(var, 1e-300) + 0.5
         target = min(target, 9.0 * tol * (ratio / r10) / r10)
-    # no grid finer than 2²² points over a component's support or over the composed window
+    # no grid finer than MAX_COMPONENT points over a component's support or 2·MAX_COMPONENT
+    # over 24 sd of the composed window (2²⁰ and 2²¹ by default)
     ctail = mode.comp_tail(sum(counts))
     spans = [np.subtract(*_support(c, ctail)[::-1]) for c, _ in lower_items + upper_items]
-    h_floor = max(H_MIN, max(spans) / 2**20, 24.0 * math.sqrt(var) / 2**21)
-    if grid_step is not None and grid_step * 2**22 < max(spans):
+    h_floor = max(H_MIN, max(spans) / MAX_COMPONENT, 24.0 * math.sqrt(var) / (2 * MAX_COMPONENT))
+    if grid_step is not None and grid_step * (4 * MAX_COMPONENT) < max(spans):
         # (a component's grid is built before any window check: at 1e-9 over Laplace(1)'s
         # support it asked for 15 GiB and raised MemoryError. Plans of the engine's own stay
-        # at 2**20 points; an inverse recomposed at its forward plan's step may need 2**21)
+        # at MAX_COMPONENT points; an inverse recomposed at its forward plan's step may need
+        # twice that)
         raise ValueError(
             f"grid_step={grid_step:g} needs {max(spans) / grid_step:.3g} points over a "
-            f"component's loss support (width {max(spans):.4g}), over the cap of 2**22 per "
-            f"component (memory): grid_step must be at least {max(spans) / 2**22:.3g}"
+            f"component's loss support (width {max(spans):.4g}), over the cap of "
+            f"{4 * MAX_COMPONENT} (4·fdp.pld.MAX_COMPONENT) per component (memory): "
+            f"grid_step must be at least {max(spans) / (4 * MAX_COMPONENT):.3g}"
         )
     # smooth case: drift ≈ h²/8 per step and unit of continuous Q-mass (atoms on the grid cost
     # nothing), so start from Σ n_i (1 − atom mass_i) h²/8 = target / R
@@ -1040,6 +1049,8 @@ def _plan(
         comps, hh, pred = good
     info = {
         "predicted_width": pred, "eps_ref": eps_ref, "refinements": len(history) - 1,
+        # (the step stopped at the memory floor: a wider bracket than tol then warns)
+        "floored": grid_step is None and hh <= h_floor * (1.0 + 1e-9),
         "coupled": [c.coupled for c in comps],
     }
     return comps, hh, info
@@ -1944,13 +1955,15 @@ def compose_numeric(
         comps, h, capped = got
         plan["predicted_width"] = capped["predicted_width"]
         plan["coupled"] = capped["coupled"]  # (the modes of the re-planned components)
-    floor_hit = any(c.loss.size >= 2**20 for c in comps) or bool(plan.get("grid_capped"))
+    floor_hit = any(c.loss.size >= MAX_COMPONENT for c in comps) or bool(
+        plan.get("grid_capped")) or bool(plan.get("floored"))
     width = plan["predicted_width"] / max(plan["eps_ref"], 1e-300)
     if grid_step is None and floor_hit and width > tol:
         warnings.warn(
             f"the grid is capped (memory); the ε bracket is predicted to be {width:.2%} wide "
             f"relative at ε ≈ {plan['eps_ref']:.4g}, more than tol = {tol:g}. The bracket is "
-            "still certified.",
+            "still certified. (Memory: doubling fdp.pld.MAX_GRID and fdp.pld.MAX_COMPONENT "
+            "halves the grid step and about doubles the memory.)",
             AccuracyWarning,
             stacklevel=3,
         )

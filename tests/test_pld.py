@@ -672,3 +672,21 @@ def test_tail_from_profile_bounds_the_true_tail(mu: float, n: int) -> None:
             assert b >= truth, (a, b, truth)
             if 1e-12 <= truth <= 1e-3:
                 assert b <= 20.0 * truth, (a, b, truth)
+
+
+def test_component_cap_is_a_memory_knob(monkeypatch: pytest.MonkeyPatch) -> None:
+    # fdp.pld.MAX_COMPONENT caps the points over one component's support (with MAX_GRID, the
+    # memory knobs): a smaller cap coarsens the grid, warns naming both knobs, and the bracket
+    # still holds G_√10 (DRS Cor 3.3) and is wider than at the default cap
+    mu = math.sqrt(10.0)
+    exact = float(fdp.gdp.epsilon(mu, 1e-6))  # (a closed form: G_μ in log space, mpmath-checked)
+    default = fdp.compose(fdp.Gaussian(0.1), repeat=1000, numeric=True, tol=1e-5)
+    d_lo, d_hi = default.epsilon_bracket(1e-6)
+    monkeypatch.setattr(pld, "MAX_COMPONENT", 1 << 9)
+    with pytest.warns(pld.AccuracyWarning, match="MAX_COMPONENT"):
+        h = fdp.compose(fdp.Gaussian(0.1), repeat=1000, numeric=True, tol=1e-5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pld.AccuracyWarning)
+        lo, hi = h.epsilon_bracket(1e-6)
+    assert lo <= exact <= hi and d_lo <= exact <= d_hi
+    assert hi - lo > 2.0 * (d_hi - d_lo)
