@@ -1191,7 +1191,7 @@ def _mgf_grid(comps: list[_Component]) -> _MGF | None:
 
 def _tail_from_profile(
     w: np.ndarray, err: np.ndarray, loss: np.ndarray, q_inf: float, slack: float,
-    points: int = 1024, candidates: int = 512,
+    points: int = 512, offsets: int = 24,
 ) -> Any:
     """A bound on ν[(a, +∞]] for every measure ν that ``_slack_steps`` meets: the sum of all
     steps but one, each under its exact or its optimistic measure, read off the composition's
@@ -1212,8 +1212,10 @@ def _tail_from_profile(
     D is evaluated at the grid losses L_k with the losses read η = 16u max|L| higher, as
     D_k = Σ_{j≥k} q_j + q_inf − e^{−η} Σ_{j≥k} q_j e^{L_k − L_j}, the second sum by a first-order
     recursion whose relative rounding stays below 4(N + 10)u (taken off it), and rounded up.
-    Returns a function of an array ``a``: the bound at the largest point of a grid of
-    ``points`` losses at or below each a (the bound falls as a grows), ∞ below the window."""
+    The bound is taken at ``points`` values a_g of a, each at the grid losses L_k at or below
+    a_g − c for ``offsets`` distances c from h to the window's width (any ε' < a is valid);
+    for any a, the value at the largest a_g ≤ a applies (the bound falls as a grows), ∞ below
+    the window. Returns that function of an array ``a``."""
     q = np.maximum(w, 0.0) + err
     n = q.size
     if n < 2:
@@ -1226,18 +1228,23 @@ def _tail_from_profile(
     d = np.maximum(tail - ptail, 0.0) * (1.0 + 1e-9) + 64.0 * _U * tail
     d += slack * math.exp(min(slack, 700.0)) * (1.0 + 1e-9)
     d[~np.isfinite(d)] = np.inf  # (no bound where a mass's error bound is not finite)
-    pick = np.unique(np.linspace(0, n - 1, min(candidates, n)).astype(int))
-    lc, dc = loss[pick], d[pick]
     grid = np.linspace(float(loss[0]), float(loss[-1]), points)
+    span = max(float(loss[-1] - loss[0]), h)
+    c = np.geomspace(h, span, offsets)
+    # k with L_k ≈ a_g − c on the uniform grid (which k is only a choice: any L_k < a_g is valid,
+    # and the value uses L_k itself)
+    k = np.floor((grid[None, :] - c[:, None] - float(loss[0])) / h).astype(np.int64)
+    kk = np.clip(k, 0, n - 1)
+    ok = (k >= 0) & (loss[kk] < grid[None, :])
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        gap = -np.expm1(np.minimum(lc[None, :] - grid[:, None], 0.0))
-        ratio = np.where(lc[None, :] < grid[:, None], dc[None, :] / gap, np.inf)
-    bound = np.min(ratio, axis=1) * (1.0 + 1e-9)
+        ratio = np.where(ok, d[kk] / -np.expm1(np.minimum(loss[kk] - grid[None, :], 0.0)),
+                         np.inf)
+    bound = np.min(ratio, axis=0) * (1.0 + 1e-9)
     bound[np.isnan(bound)] = np.inf
 
     def at(a: np.ndarray) -> np.ndarray:
-        k = np.searchsorted(grid, a, side="right") - 1
-        return np.where(k >= 0, bound[np.maximum(k, 0)], np.inf)
+        j = np.searchsorted(grid, a, side="right") - 1
+        return np.where(j >= 0, bound[np.maximum(j, 0)], np.inf)
 
     return at
 
