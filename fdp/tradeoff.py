@@ -956,12 +956,18 @@ class _Profile:
     v_{−1} from the last edge on (and at ε = +∞), ``offset`` below e_0. The resulting δ need
     not be monotone; it lies below the true (non-increasing) δ, so the smallest ε at which it
     reaches a target is still a lower bound on the true ε.
+
+    ``count`` and ``wmin`` (per mass, optional) describe masses that stand for several merged
+    outcomes (:class:`fdp.fastpath._MassCurve`): a mass counts as ``count`` terms in the
+    rounding allowance and its weight w_j is at least ``wmin`` (the merged masses' largest),
+    so the allowance is at least the one of the unmerged masses.
     """
 
     def __init__(
         self, q: np.ndarray, loss: np.ndarray, q_inf: float, side: str = "lower",
         offset: float = 0.0, rtol: float = 0.0,
         offset_steps: tuple[np.ndarray, np.ndarray] | None = None, exact_atom: float = 0.0,
+        count: np.ndarray | None = None, wmin: np.ndarray | None = None,
     ) -> None:
         top = np.isposinf(loss)
         fin = ~np.isneginf(loss) & ~top & (q > 0)  # −∞ losses never exceed ε
@@ -976,6 +982,11 @@ class _Profile:
         q = q[fin]
         m = self.loss.size
         self.m = m
+        # kx[k]: the terms the first k masses stand for beyond one each (merged outcomes)
+        self.kx: np.ndarray | None = None
+        if count is not None:
+            self.kx = np.zeros(m + 1)
+            np.cumsum(np.asarray(count, dtype=float)[fin] - 1.0, out=self.kx[1:])
         self.qc = np.zeros(m + 1)
         np.cumsum(q, out=self.qc[1:])
         self.lpc = np.full(m + 1, -np.inf)
@@ -986,6 +997,8 @@ class _Profile:
             lq = np.log(q)
             lp = lq - self.loss
             w = np.abs(lq) + np.abs(self.loss)
+            if wmin is not None:
+                w = np.maximum(w, np.asarray(wmin, dtype=float)[fin])
             if lp.min() > -700.0 and lp.max() < 700.0:
                 # (a running sum of the P-masses themselves where none under- or overflows:
                 # its k-th partial sum is within (k − 1)u of the exact one, inside the
@@ -1008,7 +1021,8 @@ class _Profile:
     ) -> np.ndarray:
         # k = 0: δ is the atom (minus the offset) with no sum to round; each operation also
         # rounds absolutely by up to the least subnormal (masses there: kov's underflowed ones)
-        return np.where(k > 0, (k + 4.0) * (_U * (self.q_inf + off + qc + ep) + TINY), 0.0)
+        kk = k + self.kx[k] if self.kx is not None else k
+        return np.where(k > 0, (kk + 4.0) * (_U * (self.q_inf + off + qc + ep) + TINY), 0.0)
 
     def _off(self, eps: np.ndarray) -> np.ndarray | float:
         """The offset subtracted from δ at ε (``offset`` itself, or the step function)."""
@@ -1092,7 +1106,8 @@ class _Profile:
             lnum = np.log(np.maximum(num, 1e-320))
             e = np.where(num > 0, lnum - self.lpc[big], -np.inf)
         # the logarithms' rounding, and lpc's (absolute: see _at; Σ p_j w_j / Σ p_j ≤ max w_j)
-        mag = 2.0 * np.abs(lnum) + np.abs(self.lpc[big]) + 2.0 * self.wbar[big] + big
+        mag = 2.0 * np.abs(lnum) + np.abs(self.lpc[big]) + 2.0 * self.wbar[big] + big + (
+            self.kx[big] if self.kx is not None else 0.0)
         e = e * (1.0 + self.sign * 8.0 * _U) + self.sign * (8.0 * _U + 2.0 * _U * mag)
         hi = self.loss[big - 1]
         lo = np.where(big < m, self.loss[np.minimum(big, m - 1)], -np.inf)

@@ -308,16 +308,38 @@ def test_fast_path_meets_its_accuracy_in_long_runs(s: float, p: float, t: int, r
     assert acc.delta(e) == pytest.approx(1e-5, rel=1e-4)
 
 
+def _fsum_epsilon(q: np.ndarray, loss: np.ndarray, q_inf: float, delta: float) -> float:
+    """ε(δ) of the discrete measure by bisection on δ(ε) = q_∞ + Σ_{ℓ > ε} q (1 − e^{ε − ℓ}),
+    each term to 2 ulps and summed by math.fsum (correctly rounded): no fdp code."""
+    def dlt(e: float) -> float:
+        m = loss > e
+        return math.fsum([q_inf, *(q[m] * -np.expm1(e - loss[m])).tolist()])
+
+    if dlt(0.0) <= delta:
+        return 0.0
+    lo, hi = 0.0, float(loss[-1])
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi):
+            break
+        lo, hi = (mid, hi) if dlt(mid) > delta else (lo, mid)
+    return hi
+
+
 def test_mass_curve_profile_from_its_start_gives_the_same_epsilon() -> None:
     # ε(δ) is read from the profile of the masses above a start loss x with δ(x) ≥ δ certain
-    # (δ(x) ≥ (1 − e^{−c}) Q[L > x + c]); it must equal the full profile's ε(δ) (a logic check:
-    # the full profile is the reference). Random grids, masses over 12 orders of magnitude.
+    # (δ(x) ≥ (1 − e^{−c}) Q[L > x + c]), and, where that saves work, only up to the first
+    # grid loss whose Q-mass above is below δ, with the masses above merged into one outcome
+    # (exact below its loss). It must hold the exact ε of the masses (math.fsum bisection, no
+    # fdp code) from above, within 1e-9 relative, as the full profile does; and δ(ε) must
+    # equal the full profile's. Random grids, masses over 12 orders of magnitude.
     from fdp.fastpath import _MassCurve
     from fdp.tradeoff import _Profile
 
     rng = np.random.default_rng(4)
+    windowed = 0
     for _ in range(40):
-        n = int(rng.integers(50, 3000))
+        n = int(rng.integers(50, 6000))
         h = float(rng.uniform(1e-3, 0.1))
         loss = h * (1 + np.arange(n))
         q = 10.0 ** rng.uniform(-14, 0, n) * np.exp(-loss * rng.uniform(0.1, 5))
@@ -325,7 +347,38 @@ def test_mass_curve_profile_from_its_start_gives_the_same_epsilon() -> None:
         curve = _MassCurve(q, loss, 1e-15)
         full = _Profile(q[::-1].copy(), loss[::-1].copy(), 1e-15, "lower")
         for delta in (0.3, 1e-2, 1e-5, 1e-9, 1e-12):
-            assert curve.epsilon(delta) == max(float(full.epsilon(np.array([delta]))[0]), 0.0)
-            assert curve._prof is not None
+            got = curve.epsilon(delta)
+            ref = _fsum_epsilon(q, loss, 1e-15, delta)
+            whole = max(float(full.epsilon(np.array([delta]))[0]), 0.0)
+            assert ref * (1 - 1e-13) <= got <= ref * (1 + 1e-9) + 1e-300, (got, ref, delta)
+            assert ref * (1 - 1e-13) <= whole <= ref * (1 + 1e-9) + 1e-300, (whole, ref)
+            windowed += got != whole
         for eps in (0.0, 0.5 * float(loss[-1]), float(loss[-1])):
             assert curve.delta(eps) == min(max(float(full.delta(np.array([eps]))[0]), 0.0), 1.0)
+    assert windowed > 0  # (the merged window answered some)
+
+
+def test_spectrum_power_from_kept_squares_is_repeated_squaring_bit_for_bit() -> None:
+    # An accountant's next epoch raises each step's spectrum ẑ to n from the kept squares
+    # ẑ^{2^j}: the same products in the same order as repeated squaring, so the answer does not
+    # depend on the powers asked before (a checkpointed accountant and a fresh one agree to the
+    # last bit), and within the 6nu relative allowance of _fast_power's round-off bound
+    # (reference: mpmath at 40 digits on the same ẑ).
+    import mpmath
+
+    from fdp.fastpath import _StepGrid
+    from fdp.operations import Mixture
+    from fdp.pld import _cpow
+
+    g = _StepGrid(Mixture(fdp.Gaussian(0.9), 0.004), 2.0**-12)
+    n_fft = 1 << 14
+    z = g.spectrum(n_fft, 0.0)[0]
+    u = np.finfo(float).eps / 2
+    with mpmath.workdps(40):
+        for n in (100, 334, 9, 568, 802, 5000, 5234, 3):
+            got = g.power(n_fft, 0.0, n)
+            assert np.array_equal(got, _cpow(z, n))
+            for k in (0, 1, 2, 3, 7, 20, 60):
+                exact = mpmath.mpc(complex(z[k])) ** n
+                err = abs(mpmath.mpc(complex(got[k])) - exact)
+                assert err <= 6 * n * u * abs(exact) + 1e-300, (n, k, float(err), float(abs(exact)))
