@@ -678,6 +678,15 @@ class PiecewiseLinear(TradeOff):
 
     @cached_property
     def _profile(self) -> _Profile:
+        q, loss = self._profile_masses()
+        return _Profile(
+            q, loss, self._mass_qinf, self._side, self._offset, self._mass_rtol,
+            self._offset_steps, self._mass_qinf if self._exact_atom else 0.0,
+        )
+
+    def _profile_masses(self) -> tuple[np.ndarray, np.ndarray]:
+        """The Q-masses and losses the profile reads (decreasing loss; losses computed from
+        masses raised by their rounding)."""
         _, q, loss = self._masses
         err = self._loss_err
         if err is not None and err.size == loss.size and err.any():
@@ -689,10 +698,71 @@ class PiecewiseLinear(TradeOff):
             up = np.where(fin, np.maximum.accumulate(np.where(fin, up, -np.inf)[::-1])[::-1],
                           loss)
             loss = np.maximum(up, loss)
-        return _Profile(
-            q, loss, self._mass_qinf, self._side, self._offset, self._mass_rtol,
-            self._offset_steps, self._mass_qinf if self._exact_atom else 0.0,
+        return q, loss
+
+    @cached_property
+    def _window_prep(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(q, loss, cumulative q) for :meth:`_epsilon_window`, or None where it does not
+        apply (the upper side, an offset, fewer than 8192 masses, non-finite losses)."""
+        if self._side != "lower" or self._offset != 0.0 or self._offset_steps is not None:
+            return None
+        q, loss = self._profile_masses()
+        if q.size < 8192 or not np.all(np.isfinite(loss)) or not (q > 0).all():
+            return None
+        return q, loss, np.cumsum(q)
+
+    def _epsilon_window(self, delta: float) -> float | None:
+        """ε(δ) of the lower side from the masses between a loss x with δ(x) ≥ δ certain and
+        the least loss ℓ_k whose Q-mass above (with the +∞ atom) is below δ, so that
+        ε(δ) ≤ ℓ_k, with the masses above ℓ_k merged into one outcome. Merging outcomes is
+        post-processing and leaves δ(ε) = q_∞ + Σ_{ℓ_j > ε} (q_j − e^ε p_j) unchanged at every
+        ε ≤ ℓ_k; masses below x do not enter δ at ε ≥ x. The merged loss log(Q/P) is rounded
+        up and P down (δ up), and the merged mass counts as all its terms in the rounding
+        allowance (:class:`_Profile`'s ``count``, ``wmin``), so the answer is within the whole
+        profile's allowance. None where that saves little or does not apply (the whole
+        profile answers). An engine curve of DP-SGD on MNIST holds ~10⁵ masses: its profile
+        was 5 ms of a 40 ms query. Scalar queries always take this path where it applies, so
+        an answer does not depend on the queries before it."""
+        prep = self._window_prep
+        if prep is None:
+            return None
+        q, loss, qc = prep  # (qc: the Q-mass at losses ≥ ℓ_j, losses decreasing)
+        m = q.size
+        q_inf = self._mass_qinf
+        thr = delta * (1.0 - 1e-6) - q_inf * (1.0 + 1e-12)
+        if thr <= 0.0:
+            return None
+        k = int(np.searchsorted(qc, thr * (1.0 - (m + 4) * _U), side="right"))
+        c = 0.25  # δ(x) ≥ (1 − e^{−c}) Q[L > x + c]: keep the losses ≥ x
+        j = int(np.searchsorted(qc, 1.01 * delta / -math.expm1(-c), side="left")) + 1
+        if k < 64 or j >= m:
+            return None
+        end = int(np.searchsorted(-loss, -(loss[j] - c), side="right"))  # losses ≥ ℓ_j − c
+        if end - k < 16 or end >= m - 1:
+            return None
+        q_hi, l_hi = q[:k], loss[:k]
+        with np.errstate(under="ignore"):
+            p_sum = float((q_hi * np.exp(-l_hi)).sum()) * (1.0 - (2 * k + 8) * _U)
+        q_sum = float(q_hi.sum()) * (1.0 + (k + 4) * _U)
+        if not (p_sum > 0.0 and q_sum > 0.0):
+            return None
+        l_m = math.log(q_sum / p_sum)
+        l_m += 8.0 * _U * (abs(l_m) + 1.0)
+        if not l_m >= loss[k]:
+            return None
+        w_top = abs(math.log(float(q_hi.min()))) + float(np.max(np.abs(l_hi)))
+        count = np.ones(end - k + 1)
+        count[0] = k
+        wmin = np.zeros(end - k + 1)
+        wmin[0] = w_top
+        prof = _Profile(
+            np.append(q_sum, q[k:end]), np.append(l_m, loss[k:end]), q_inf, "lower", 0.0,
+            self._mass_rtol, None, q_inf if self._exact_atom else 0.0, count=count, wmin=wmin,
         )
+        e = float(prof.epsilon(np.array([delta]))[0])
+        if not (math.isfinite(e) and loss[end - 1] <= e <= loss[k]):
+            return None
+        return e
 
     @cached_property
     def _beta0(self) -> float:
@@ -836,6 +906,12 @@ class PiecewiseLinear(TradeOff):
         return self._profile.delta(eps)
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        # (a scalar query always from its window where one applies, whatever was asked
+        # before: the same question gets the same answer to the last bit)
+        if np.size(delta) == 1:
+            e = self._epsilon_window(float(np.asarray(delta).flat[0]))
+            if e is not None:
+                return np.full(np.shape(delta), e)
         return self._profile.epsilon(delta)
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:

@@ -382,3 +382,37 @@ def test_spectrum_power_from_kept_squares_is_repeated_squaring_bit_for_bit() -> 
                 exact = mpmath.mpc(complex(z[k])) ** n
                 err = abs(mpmath.mpc(complex(got[k])) - exact)
                 assert err <= 6 * n * u * abs(exact) + 1e-300, (n, k, float(err), float(abs(exact)))
+
+
+def test_piecewise_epsilon_from_a_merged_window_holds_the_exact_epsilon() -> None:
+    # A scalar ε query of a large lower curve reads a window of its masses, with the masses
+    # above merged into one outcome (post-processing: exact below the merged losses), before
+    # the whole profile is built. Against a math.fsum bisection (no fdp code): above the exact
+    # ε of the masses, within 1e-9, as the whole profile is; and the window was used.
+    from fdp.tradeoff import PiecewiseLinear
+
+    rng = np.random.default_rng(11)
+    used = 0
+    for _ in range(6):
+        n = int(rng.integers(9000, 30000))
+        h = float(rng.uniform(1e-4, 2e-3))
+        loss = h * (1 + np.arange(n))[::-1].astype(float)  # decreasing
+        q = 10.0 ** rng.uniform(-10, 0, n) * np.exp(-loss * rng.uniform(0.5, 4))
+        q *= 0.95 / q.sum()
+        p = q * np.exp(-loss)
+        p *= 0.95 / p.sum() if p.sum() > 0.95 else 1.0
+        q = p * np.exp(loss)  # (losses exact for these masses)
+        for delta in (1e-3, 1e-6, 1e-9):
+            curve = PiecewiseLinear.from_masses(p, q, q_inf=1e-14, loss=loss)
+            got = curve._epsilon_window(delta)
+            assert float(curve.epsilon(delta)) == (got if got is not None else curve.epsilon(
+                np.array([delta, delta]))[0])  # (a scalar query: the window, where it applies)
+            whole = float(curve._profile.epsilon(np.array([delta]))[0])
+            asc = np.argsort(loss)
+            ref = _fsum_epsilon(q[asc], loss[asc], 1e-14, delta)
+            assert ref * (1 - 1e-13) <= whole <= ref * (1 + 1e-9), (whole, ref)
+            if got is not None:
+                used += 1
+                assert ref * (1 - 1e-13) <= got <= ref * (1 + 1e-9), (got, ref, delta)
+                assert got >= whole * (1 - 1e-15)  # (its allowance is the whole profile's)
+    assert used >= 6
