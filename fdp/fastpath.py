@@ -349,33 +349,12 @@ class _MassCurve:
         k = max(int(np.searchsorted(-tail, -thr, side="left")) - 1, i0)
         if k - i0 < 64 or n - k < 1024:
             return None
-        q_hi, l_hi = self._q[k + 1:], self._loss[k + 1:]
-        with np.errstate(under="ignore"):
-            p_hi = q_hi * np.exp(-l_hi)
-        m = q_hi.size
-        q_sum = float(q_hi.sum()) * (1.0 + (m + 4) * _U)
-        p_sum = float(p_hi.sum()) * (1.0 - (2 * m + 8) * _U)
-        pos = q_hi[q_hi > 0.0]
-        if not (q_sum > 0.0 and p_sum > 0.0 and pos.size):
-            return None
-        l_m = math.log(q_sum / p_sum)
-        l_m += 8.0 * _U * (abs(l_m) + 1.0)
-        if not l_m > self._loss[k]:
-            return None
-        from .tradeoff import _Profile
+        from .tradeoff import _merged_window
 
-        # (the merged mass counts as its m terms in the rounding allowance, with the largest
-        # weight |log q_j| + |ℓ_j| among them: the allowance of the unmerged masses or more,
-        # so δ at the answer is within the full profile's too, and δ(ε(δ)) ≤ δ holds for
-        # :meth:`delta`)
-        w_top = abs(math.log(float(pos.min()))) + float(np.max(np.abs(l_hi)))
-        q = np.append(self._q[i0: k + 1], q_sum)[::-1].copy()
-        loss = np.append(self._loss[i0: k + 1], l_m)[::-1].copy()
-        count = np.ones(q.size)
-        count[0] = m
-        wmin = np.zeros(q.size)
-        wmin[0] = w_top
-        prof = _Profile(q, loss, self._q_inf, "lower", count=count, wmin=wmin)
+        prof = _merged_window(self._q[k + 1:], self._loss[k + 1:], self._q[i0: k + 1][::-1],
+                              self._loss[i0: k + 1][::-1], self._q_inf)
+        if prof is None:
+            return None
         e = float(prof.epsilon(np.array([delta]))[0])
         if not (math.isfinite(e) and e <= self._loss[k]):  # (outside the window: the full one)
             return None

@@ -740,25 +740,10 @@ class PiecewiseLinear(TradeOff):
         end = int(np.searchsorted(-loss, -(loss[j] - c), side="right"))  # losses ≥ ℓ_j − c
         if end - k < 16 or end >= m - 1:
             return None
-        q_hi, l_hi = q[:k], loss[:k]
-        with np.errstate(under="ignore"):
-            p_sum = float((q_hi * np.exp(-l_hi)).sum()) * (1.0 - (2 * k + 8) * _U)
-        q_sum = float(q_hi.sum()) * (1.0 + (k + 4) * _U)
-        if not (p_sum > 0.0 and q_sum > 0.0):
+        prof = _merged_window(q[:k], loss[:k], q[k:end], loss[k:end], q_inf, self._mass_rtol,
+                              q_inf if self._exact_atom else 0.0)
+        if prof is None:
             return None
-        l_m = math.log(q_sum / p_sum)
-        l_m += 8.0 * _U * (abs(l_m) + 1.0)
-        if not l_m >= loss[k]:
-            return None
-        w_top = abs(math.log(float(q_hi.min()))) + float(np.max(np.abs(l_hi)))
-        count = np.ones(end - k + 1)
-        count[0] = k
-        wmin = np.zeros(end - k + 1)
-        wmin[0] = w_top
-        prof = _Profile(
-            np.append(q_sum, q[k:end]), np.append(l_m, loss[k:end]), q_inf, "lower", 0.0,
-            self._mass_rtol, None, q_inf if self._exact_atom else 0.0, count=count, wmin=wmin,
-        )
         e = float(prof.epsilon(np.array([delta]))[0])
         if not (math.isfinite(e) and loss[end - 1] <= e <= loss[k]):
             return None
@@ -1198,6 +1183,48 @@ class _Profile:
                 e = np.where(over, np.minimum(e + step, max(self.loss[0], 0.0)), e)
         out[todo] = e
         return out
+
+
+def _merged_window(
+    q_hi: np.ndarray, l_hi: np.ndarray, q_win: np.ndarray, l_win: np.ndarray, q_inf: float,
+    rtol: float = 0.0, exact_atom: float = 0.0,
+) -> _Profile | None:
+    """The lower-side profile of a window of masses (``q_win``, ``l_win``: losses decreasing)
+    with every mass above it (``q_hi``, ``l_hi``, losses > ``l_win[0]``, any order) merged
+    into one outcome, or None where the merge is degenerate.
+
+    Merging outcomes is post-processing: δ(ε) = q_∞ + Σ_{ℓ_j > ε} (q_j − e^ε p_j) is unchanged
+    at every ε ≤ ``l_win[0]``, below all the merged losses (theory §3). The merged Q-mass is
+    rounded up and its P-mass Σ q_j e^{−ℓ_j} down (m terms: within (m + 4)u and (2m + 8)u,
+    Higham 2002, §4.2), its loss log(Q/P) rounded up: δ up, on the certified side. The merged
+    mass counts as its m terms in the rounding allowance, with the largest weight
+    |log q_j| + |ℓ_j| among them (:class:`_Profile`'s ``count``, ``wmin``), so the allowance is
+    at least the one of the unmerged masses and ε(δ) read off this profile is within the whole
+    profile's. Used by scalar ε queries of large lower curves
+    (:meth:`PiecewiseLinear._epsilon_window`, :meth:`fdp.fastpath._MassCurve.epsilon`).
+    """
+    m = q_hi.size
+    pos = q_hi[q_hi > 0.0]
+    if not (m and pos.size and l_win.size):
+        return None
+    with np.errstate(under="ignore"):
+        p_sum = float((q_hi * np.exp(-l_hi)).sum()) * (1.0 - (2 * m + 8) * _U)
+    q_sum = float(q_hi.sum()) * (1.0 + (m + 4) * _U)
+    if not (p_sum > 0.0 and q_sum > 0.0):
+        return None
+    l_m = math.log(q_sum / p_sum)
+    l_m += 8.0 * _U * (abs(l_m) + 1.0)
+    if not l_m >= l_win[0]:
+        return None
+    w_top = abs(math.log(float(pos.min()))) + float(np.max(np.abs(l_hi)))
+    count = np.ones(l_win.size + 1)
+    count[0] = m
+    wmin = np.zeros(l_win.size + 1)
+    wmin[0] = w_top
+    return _Profile(
+        np.append(q_sum, q_win), np.append(l_m, l_win), q_inf, "lower", 0.0, rtol, None,
+        exact_atom, count=count, wmin=wmin,
+    )
 
 
 class Inverse(TradeOff):
