@@ -1204,9 +1204,14 @@ def _merged_window(
     (:meth:`PiecewiseLinear._epsilon_window`, :meth:`fdp.fastpath._MassCurve.epsilon`).
     """
     m = q_hi.size
-    pos = q_hi[q_hi > 0.0]
-    if not (m and pos.size and l_win.size):
+    if not (m and l_win.size):
         return None
+    q_min = float(q_hi.min())
+    if not q_min > 0.0:  # (the least positive mass, for the allowance's weight)
+        pos = q_hi[q_hi > 0.0]
+        if not pos.size:
+            return None
+        q_min = float(pos.min())
     with np.errstate(under="ignore"):
         p_sum = float((q_hi * np.exp(-l_hi)).sum()) * (1.0 - (2 * m + 8) * _U)
     q_sum = float(q_hi.sum()) * (1.0 + (m + 4) * _U)
@@ -1216,7 +1221,7 @@ def _merged_window(
     l_m += 8.0 * _U * (abs(l_m) + 1.0)
     if not l_m >= l_win[0]:
         return None
-    w_top = abs(math.log(float(pos.min()))) + float(np.max(np.abs(l_hi)))
+    w_top = abs(math.log(q_min)) + max(abs(float(l_hi.max())), abs(float(l_hi.min())))
     count = np.ones(l_win.size + 1)
     count[0] = m
     wmin = np.zeros(l_win.size + 1)
