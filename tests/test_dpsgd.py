@@ -456,3 +456,27 @@ def test_delta_at_zero_needs_no_remove_direction() -> None:
     # (the MNIST schedule: its advantage at no extra cost)
     k = fdp.dpsgd(1.1, 256 / 60000, 14063)
     assert 0.0 < float(k.delta(0.0)) < 1.0 and k._g is None
+
+
+def test_rarely_sampled_curve_comes_from_the_count_bounds_certified_and_tight() -> None:
+    # σ = 0.1, p = 1e-12, T = 1000: the engine's grid cannot resolve the rare loss (it spent
+    # ~50 s and read f(0.5) = 0.437). The curve is the envelope of the sampled-count bounds'
+    # (ε, δ) guarantees. References (mpmath, no fdp): the threshold test {max_t x_t > c} has
+    # type I error α_c = 1 − Φ(c)^T and type II β_c = ((1 − p)Φ(c) + pΦ(c − μ))^T ≥ f(α_c) (any
+    # test is above the optimal one), so a certified lower curve is ≤ β_c; and the total
+    # variation is at most 1 − (1 − p)^T ≤ Tp, so f(α) ≥ 1 − α − Tp (tightness).
+    s, p, t = 0.1, 1e-12, 1000
+    mu = 1.0 / s
+    c = dpsgd(s, p, t)
+    with mp.workdps(60):
+        for cut in (2.0, 3.5, 5.0, 7.0):
+            a_c = 1 - mp.ncdf(cut) ** t
+            b_c = ((1 - p) * mp.ncdf(cut) + p * mp.ncdf(cut - mu)) ** t
+            v = float(c(float(a_c)))
+            assert v <= float(b_c), (cut, v, float(b_c))
+            assert v >= float(1 - a_c - t * p) - 1e-14, (cut, v, float(1 - a_c - t * p))
+    alpha = np.linspace(0.0, 1.0, 201)
+    f = np.asarray(c(alpha))
+    assert np.all(f <= 1.0 - alpha + 1e-15) and np.all(np.diff(f) <= 0.0)
+    assert np.all(np.diff(f, 2) >= -1e-12)  # convex
+    assert c._engine is None  # (answered by the bounds: no grid built)
