@@ -266,7 +266,8 @@ def test_fast_profile_refines_a_direction_only_when_its_coarse_bound_could_decid
 
 def test_tilted_fast_power_is_certified_where_the_untilted_one_is_floored() -> None:
     # A long run: G(1e-3)^(10⁶) = G_1 (Dong, Roth, Su 2022, Cor 3.3). The untilted FFT's proved
-    # round-off floor (2e-5) is far above the δ asked; tilted at the Chernoff point of the ε
+    # round-off floor (2e-7 with the componentwise bound, 2e-5 with the normwise one) is far
+    # above the δ asked; tilted at the Chernoff point of the ε
     # asked, the masses at and above it keep their round-off relative, and δ(ε) is within 1 %
     # of the closed form (the grid's discretization: it falls as h²), never below it.
     from scipy.stats import norm
@@ -279,7 +280,7 @@ def test_tilted_fast_power_is_certified_where_the_untilted_one_is_floored() -> N
     h = 2.0**-15
     grids = [(_StepGrid(fdp.Gaussian(1e-3), h), 10**6)]
     flat, floor = _fast_power(grids, h)
-    assert floor > 1e-5
+    assert floor > 1e-7
     for e in (2.0, 4.0, 6.0):
         theta = chernoff_theta(grids, e)
         assert theta > 0.0
@@ -289,7 +290,7 @@ def test_tilted_fast_power_is_certified_where_the_untilted_one_is_floored() -> N
             true = exact_delta(1.0, x)
             assert true <= got <= true * 1.01, (e, x, got, true)
         assert flat.delta_bound(e) >= exact_delta(1.0, e)  # (certified too, only floored)
-    assert flat.delta_bound(6.0) > 100 * exact_delta(1.0, 6.0)
+    assert flat.delta_bound(6.0) > 10 * exact_delta(1.0, 6.0)
 
 
 @pytest.mark.parametrize("s,p,t,ref", [
