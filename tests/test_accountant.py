@@ -419,3 +419,21 @@ def test_piecewise_epsilon_from_a_merged_window_holds_the_exact_epsilon() -> Non
                 assert ref * (1 - 1e-13) <= got <= ref * (1 + 1e-9), (got, ref, delta)
                 assert got >= whole * (1 - 1e-15)  # (its allowance is the whole profile's)
     assert used >= 6
+
+
+def test_shuffle_epoch_length_is_the_drop_last_one_even_near_an_integer() -> None:
+    # An epoch of a shuffled dataset of N examples in batches of B (drop-last) has ⌊N/B⌋ steps,
+    # computed here in integers. p = B/N is all fdp sees; an absolute 1e-9 in ⌊1/p⌋ read
+    # N/B = 2.9999999995 (B = 2·10⁹) as 3 steps, so 6 steps were 2 epochs instead of 3.
+    from fdp.accountant import _epochs_per
+
+    cases = [(n, b) for n in (1, 2, 3, 7, 100, 256, 60000, 10**6 + 1)
+             for b in (1, 2, 3, 7, 64, 256, 1000) if b <= n]
+    cases += [(5999999999, 2 * 10**9), (6 * 10**9, 2 * 10**9), (10**12 - 1, 10**6)]
+    for n, b in cases:
+        assert _epochs_per(b / n) == n // b, (n, b)
+    p = 2e9 / 5999999999
+    mu = Accountant().step(1.0, p, sampling="shuffle", steps=6).mu()
+    # three epochs of the per-epoch shuffle guarantee the accountant documents for σ = 1
+    per_epoch = Accountant().step(1.0, p, sampling="shuffle", steps=2).mu()
+    assert mu == pytest.approx(math.sqrt(3.0) * per_epoch, rel=1e-12)
