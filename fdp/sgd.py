@@ -718,8 +718,9 @@ class _ClosedFirst(Bracketed):
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
         """The certified lower curve at α: the envelope of the sampled-count bounds' (ε, δ_hi)
         guarantees (:meth:`_envelope`), alone where the envelope of their lower δ is within
-        ``tol`` relative (or 1e-12) of it at every α asked (a rarely sampled example: σ = 0.1, p = 1e-12, T = 1000
-        built the engine for ~50 s and read f(0.5) = 0.437, where f(0.5) ≥ 0.5 − 1e-9), else
+        ``tol`` relative (or 1e-12) of it at every α asked (a rarely sampled example: σ = 0.1,
+        p = 1e-12, T = 1000 built the engine for ~50 s and read f(0.5) = 0.437, where
+        f(0.5) ≥ 0.5 − 1e-9), else
         the larger of it and the engine's lower curve (the maximum of certified lower curves
         is one)."""
         alpha = np.asarray(alpha, dtype=float)

@@ -86,6 +86,13 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
         return np.array([_log_a_int(p, 1.0 / mu, int(x) + 1) if float(x).is_integer()
                          else _log_a_frac_up(p, 1.0 / mu, float(x) + 1.0) for x in t])
     if (
+        isinstance(curve, Mixture)
+        and isinstance(curve.base, PiecewiseLinear)
+        and curve.base.kind == "exact"
+        and curve.base._mass_qinf == 0
+    ):
+        return _log_mgf_mixture_masses(curve.base, curve.p, t)
+    if (
         isinstance(curve, Inverse)
         and isinstance(curve.base, Mixture)
         and isinstance(curve.base.base, Gaussian)
@@ -121,6 +128,31 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
             tot = tot + n * k
         return tot
     return None
+
+
+def _log_mgf_mixture_masses(base: Any, p: float, t: np.ndarray) -> np.ndarray:
+    """K(θ) of the Poisson add pair (P, B), B = (1 − p)P + pQ, of an exact discrete base
+    T(P, Q) without a +∞ atom, rounded up: E_B[e^{θL}] = Σ_j b_j^{θ+1} p_j^{−θ} over the
+    outcomes (b_j = (1 − p)p_j + p q_j; every p_j > 0 as the base has no +∞ atom), at every
+    θ > 0. Each exponent (θ + 1) log b_j − θ log p_j is within 4u((θ + 1)|log b_j| + θ|log p_j|)
+    of its value (two logarithms, two products, a difference), and the log-sum-exp within
+    4u(|K| + log n + 1); both are added."""
+    pm, qm, _ = base._masses
+    keep = (pm > 0) | (qm > 0)
+    pm, qm = pm[keep], qm[keep]
+    if pm.size == 0:
+        return np.zeros_like(t)
+    if (pm <= 0).any():  # pragma: no cover - no +∞ atom: every outcome has P-mass
+        return np.full(t.shape, np.inf)
+    lp = np.log(pm)
+    with np.errstate(divide="ignore"):
+        lb = np.logaddexp(math.log1p(-p) + lp if p < 1.0 else -np.inf, math.log(p) + np.log(qm))
+    th = t[:, None]
+    expo = (th + 1.0) * lb[None, :] - th * lp[None, :]
+    slack = 4.0 * UNIT_ROUNDOFF * np.max((th + 1.0) * np.abs(lb)[None, :]
+                                         + th * np.abs(lp)[None, :], axis=1)
+    k = np.logaddexp.reduce(expo, axis=1)
+    return k + slack + 4.0 * UNIT_ROUNDOFF * (np.abs(k) + math.log(pm.size) + 1.0)
 
 
 def _remove_taylor(p: float, mu: float, t: np.ndarray) -> np.ndarray:

@@ -196,3 +196,41 @@ def test_unknown_moments_give_no_tail_bound() -> None:
     assert tails.log_mgf(f) is None
     h = fdp.compose(f, fdp.Gaussian(1.0), numeric=True)
     assert h.epsilon(1e-7) == math.inf  # δ below the atom: no finite ε exists at all
+
+
+def test_subsampled_discrete_pair_has_a_moment_bound_so_tiny_delta_stays_finite() -> None:
+    # The Poisson add pair of randomized response composed with G_1: the grid's round-off
+    # floor left ε(1e-60) = ∞ (bracket (14.157, ∞)) and δ(20) = 9e-43 for want of a tail bound
+    # of the pair. Reference (mpmath, no fdp): conditioning on the pair's two outcomes,
+    # δ(ε) = Σ_j b_j δ_{G_1}(ε − ℓ_j), with δ_G(x) = Φ(−x/μ + μ/2) − e^x Φ(−x/μ − μ/2) at
+    # every real x (Dong, Roth & Su 2022, Cor 2.13); and K(θ) = log Σ_j b_j^{θ+1} p_j^{−θ}.
+    eps0, p = 0.6817811046753968, 0.0001922211817811168
+    add = fdp.poisson_subsample(fdp.mechanisms.randomized_response(eps0), p).add
+    with mp.workdps(60):
+        e0 = mp.mpf(eps0)
+        pa = [mp.e**e0 / (1 + mp.e**e0), 1 / (1 + mp.e**e0)]
+        qa = pa[::-1]
+        ba = [(1 - mp.mpf(p)) * x + mp.mpf(p) * y for x, y in zip(pa, qa, strict=True)]
+        la = [mp.log(b / x) for b, x in zip(ba, pa, strict=True)]
+        thetas = np.array([0.5, 1.0, 2.0, 10.0, 1000.0])
+        got = tails.log_mgf(add, thetas)
+        for th, k in zip(thetas, got, strict=True):
+            ref = mp.log(sum(b ** (th + 1) / x**th for b, x in zip(ba, pa, strict=True)))
+            # (above the exact value, by at most its charged rounding)
+            assert ref <= k <= ref + 1e-12 * abs(ref) + 2e-14 * (th + 1), (th, k, ref)
+
+        def delta(e: mp.mpf) -> mp.mpf:
+            def dg(x: mp.mpf) -> mp.mpf:
+                return mp.ncdf(-x + mp.mpf(1) / 2) - mp.e**x * mp.ncdf(-x - mp.mpf(1) / 2)
+
+            return sum(b * dg(e - x) for b, x in zip(ba, la, strict=True))
+
+        eps_ref = mp.findroot(lambda e: mp.log(delta(e)) - mp.log(mp.mpf("1e-60")), 16.7)
+        d20 = delta(mp.mpf(20))
+    g = fdp.compose(add, fdp.Gaussian(1.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fdp.AccuracyWarning)
+        e = g.epsilon(1e-60)
+        d = g.delta(20.0)
+    assert float(eps_ref) <= e <= 1.02 * float(eps_ref), (e, float(eps_ref))
+    assert float(d20) <= d <= 100 * float(d20), (d, float(d20))
