@@ -95,6 +95,15 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
     if (
         isinstance(curve, Inverse)
         and isinstance(curve.base, Mixture)
+        and isinstance(curve.base.base, PiecewiseLinear)
+        and curve.base.base.kind == "exact"
+        and curve.base.base._mass_qinf == 0
+        and curve.base.p < 1.0
+    ):
+        return _log_mgf_mixture_masses(curve.base.base, curve.base.p, t, inverse=True)
+    if (
+        isinstance(curve, Inverse)
+        and isinstance(curve.base, Mixture)
         and isinstance(curve.base.base, Gaussian)
     ):
         p, mu = curve.base.p, curve.base.base.mu
@@ -130,13 +139,15 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
     return None
 
 
-def _log_mgf_mixture_masses(base: Any, p: float, t: np.ndarray) -> np.ndarray:
+def _log_mgf_mixture_masses(base: Any, p: float, t: np.ndarray,
+                            inverse: bool = False) -> np.ndarray:
     """K(θ) of the Poisson add pair (P, B), B = (1 − p)P + pQ, of an exact discrete base
     T(P, Q) without a +∞ atom, rounded up: E_B[e^{θL}] = Σ_j b_j^{θ+1} p_j^{−θ} over the
     outcomes (b_j = (1 − p)p_j + p q_j; every p_j > 0 as the base has no +∞ atom), at every
-    θ > 0. Each exponent (θ + 1) log b_j − θ log p_j is within 4u((θ + 1)|log b_j| + θ|log p_j|)
-    of its value (two logarithms, two products, a difference), and the log-sum-exp within
-    4u(|K| + log n + 1); both are added."""
+    θ > 0; with ``inverse``, of the reversed pair (B, P) (p < 1, so every b_j > 0):
+    Σ_j p_j^{θ+1} b_j^{−θ}. Each exponent (θ + 1) log b_j − θ log p_j is within
+    4u((θ + 1)|log b_j| + θ|log p_j|) of its value (two logarithms, two products, a
+    difference), and the log-sum-exp within 4u(|K| + log n + 1); both are added."""
     pm, qm, _ = base._masses
     keep = (pm > 0) | (qm > 0)
     pm, qm = pm[keep], qm[keep]
@@ -147,6 +158,8 @@ def _log_mgf_mixture_masses(base: Any, p: float, t: np.ndarray) -> np.ndarray:
     lp = np.log(pm)
     with np.errstate(divide="ignore"):
         lb = np.logaddexp(math.log1p(-p) + lp if p < 1.0 else -np.inf, math.log(p) + np.log(qm))
+    if inverse:
+        lb, lp = lp, lb
     th = t[:, None]
     expo = (th + 1.0) * lb[None, :] - th * lp[None, :]
     slack = 4.0 * UNIT_ROUNDOFF * np.max((th + 1.0) * np.abs(lb)[None, :]

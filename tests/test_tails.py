@@ -218,6 +218,10 @@ def test_subsampled_discrete_pair_has_a_moment_bound_so_tiny_delta_stays_finite(
             ref = mp.log(sum(b ** (th + 1) / x**th for b, x in zip(ba, pa, strict=True)))
             # (above the exact value, by at most its charged rounding)
             assert ref <= k <= ref + 1e-12 * abs(ref) + 2e-14 * (th + 1), (th, k, ref)
+        got_rem = tails.log_mgf(fdp.tradeoff.Inverse(add), thetas)  # the reversed pair (B, P)
+        for th, k in zip(thetas, got_rem, strict=True):
+            ref = mp.log(sum(x ** (th + 1) / b**th for b, x in zip(ba, pa, strict=True)))
+            assert ref <= k <= ref + 1e-12 * abs(ref) + 2e-14 * (th + 1), (th, k, ref)
 
         def delta(e: mp.mpf) -> mp.mpf:
             def dg(x: mp.mpf) -> mp.mpf:
