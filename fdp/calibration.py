@@ -1243,7 +1243,8 @@ def calibrate_steps(
     if kind == "eps" and a == 0.0:
         search_kind, sa, sb = "advantage", b, 0.0
     probe = _Probe(_Risk(search_kind, sa, sb, conv),
-                   lambda x: (s, p, int(round(math.exp(x)))), 1e-3)
+                   # (T ≥ 1: the search may step below log 1 where the answer is 0 or 1)
+                   lambda x: (s, p, max(1, int(round(math.exp(x))))), 1e-3)
     # T steps are at least G_{√T Δ/σ}: every T with √T Δ/σ ≤ μ* passes (closed form)
     mu_star = _gaussian_mu_bound(search_kind, sa, sb)
     t_known = min(int(math.floor((mu_star * s / conv.sensitivity) ** 2 * (1 - 1e-12))),

@@ -585,3 +585,18 @@ def test_huge_eps_target_does_not_crash_the_start_guess() -> None:
     s = fdp.calibrate_dpsgd(eps=1e6, delta=1e-5, sample_rate=0.01, steps=1000)
     assert 0.0 < s < 0.01
     assert fdp.dpsgd(s, 0.01, 1000).epsilon(1e-5) <= 1e6
+
+
+@pytest.mark.parametrize("s,p,eps,delta,want", [
+    (0.5, 0.01, 0.1, 1e-5, 0),  # one step is already ε = 3.03
+    (0.5100021108915246, 0.00040598262208517855, 3.897510153803803, 6.105465503030872e-11, 1),
+])
+def test_calibrate_steps_answers_zero_and_one(s: float, p: float, eps: float, delta: float,
+                                              want: int) -> None:
+    # The search in log T stepped below log 1 and asked dpsgd for T = 0 (a ValueError naming
+    # mu and n, which the caller never passed). The answer is the largest certified T.
+    t = fdp.calibrate_steps(s, p, eps=eps, delta=delta)
+    assert int(t) == want
+    if want:
+        assert fdp.dpsgd(s, p, want).epsilon_bracket(delta)[1] <= eps
+    assert fdp.dpsgd(s, p, want + 1).epsilon_bracket(delta)[0] > eps  # (T + 1 fails in truth)
