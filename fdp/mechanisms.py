@@ -48,6 +48,7 @@ from scipy import special
 
 from . import gdp
 from ._checks import as_array, check_int, check_scalar
+from ._numerics import UNIT_ROUNDOFF as _U
 from .composition import DeltaMix, compose
 from .constructors import from_distributions
 from .families import EpsDelta, Gaussian, Laplace
@@ -165,6 +166,12 @@ def _oracle(
 ) -> FrequencyOracle:
     curve = from_distributions(P, Q) if loss is None else PiecewiseLinear.from_masses(
         np.asarray(P, dtype=float), np.asarray(Q, dtype=float), loss=np.asarray(loss, dtype=float))
+    if curve._loss_err is not None:
+        # the masses are the mechanism's probabilities rounded (each within 8u: a logistic or a
+        # ratio, times at most one more factor), so the ratio of a pair is within 16u and its
+        # log within 32u of the mechanism's loss: charged with the logarithms' own rounding.
+        # (SUE at ε = 0.0026 read ε(0) = ε(1 − 3e-14) from the rounded masses alone)
+        curve._loss_err = curve._loss_err + np.where(curve._loss_err > 0.0, 32.0 * _U, 0.0)
     out = FrequencyOracle._of(curve, name, eps, {"eps": eps, **params})
     out.p, out.q = float(p), float(q)
     return out
@@ -258,8 +265,10 @@ def grr(eps: float, d: int) -> FrequencyOracle:
     P = np.array([p, q, (d - 2) * q])
     Q = np.array([q, p, (d - 2) * q])
     # beyond ε ≈ 700, q = e^{−ε} p underflows: the losses ±ε, 0 are given, so that the pair
-    # keeps δ(ε') = p (1 − e^{ε'−ε})₊ instead of reading as perfectly revealing (ε = ∞)
-    loss = [-e, e, 0.0] if e > 700.0 else None
+    # keeps δ(ε') = p (1 − e^{ε'−ε})₊ instead of reading as perfectly revealing (ε = ∞). The
+    # losses are given at every ε: log(P/Q) of the rounded masses read ε(0) = ε(1 − 7.7e-14) at
+    # ε = 0.001, d = 16 (the masses' ratio is e^{±ε} only to 2u, a 2u/ε share of ε)
+    loss = [-e, e, 0.0]
     return _oracle("GRR", e, p, q, P, Q, loss=loss, d=d)
 
 
