@@ -40,6 +40,7 @@ _FLOAT_MAX = float(np.finfo(float).max)
 
 
 _U = UNIT_ROUNDOFF
+_MIN_NORMAL = 2.2250738585072014e-308  # the least positive normal float64
 
 
 def _log_delta_scalar(m: float, e: float) -> float:
@@ -184,7 +185,12 @@ def delta(mu: Any, eps: Any) -> float | np.ndarray:
     with np.errstate(under="ignore"):
         # rounded up: a positive δ below the float range is the least subnormal, not 0 (δ = 0
         # would claim pure DP at ε, and the Gaussian's loss is unbounded)
-        out = np.where(ld > -np.inf, np.maximum(np.exp(ld), TINY), 0.0)
+        raw = np.exp(ld)
+        # below the normal range e^x keeps only an absolute precision of half the least
+        # subnormal: one more of it rounds up (δ(0.4772, 18.41) read 5e-324 for 6.17e-324);
+        # where it underflowed to 0, δ is below half of it and the least subnormal bounds it
+        raw = np.where(raw == 0.0, TINY, np.where(raw < _MIN_NORMAL, raw + TINY, raw))
+        out = np.where(ld > -np.inf, raw, 0.0)
     return float(out) if np.ndim(out) == 0 else out
 
 

@@ -207,3 +207,19 @@ def test_mu_at_tiny_delta_is_below_the_exact_mu(eps: float, delta: float) -> Non
         assert mp.mpf(got) <= exact, (got, exact)
         rel = 1e-3 if delta < 2.3e-308 and eps == 0.0 else 1e-11
         assert mp.mpf(got) >= exact * (1 - rel), (got, exact)
+
+
+def test_delta_rounds_up_below_the_normal_range() -> None:
+    # Below 2.2e-308, e^{log δ} keeps only an absolute precision of half the least subnormal:
+    # δ(0.4772, 18.41) read 5e-324 where the exact value is 6.17e-324 (mpmath, no fdp).
+    import mpmath
+
+    with mpmath.workdps(60):
+        for mu, eps in [(0.47718481571698257, 18.412514711982922), (0.5, 18.3), (1.0, 36.5),
+                        (0.3, 11.0)]:
+            m, e = mpmath.mpf(mu), mpmath.mpf(eps)
+            exact = mpmath.ncdf(-e / m + m / 2) - mpmath.e**e * mpmath.ncdf(-e / m - m / 2)
+            got = float(fdp.gdp.delta(mu, eps))
+            assert got >= exact, (mu, eps, got, float(exact))
+            assert got <= 2 * exact + 1e-323, (mu, eps, got, float(exact))
+            assert float(fdp.Gaussian(mu).delta(eps)) >= exact
