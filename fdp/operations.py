@@ -520,6 +520,7 @@ def symmetrize(f: TradeOff) -> TradeOff:
                 min_envelope(f.lower, fi.lower, symmetric=True),
                 min_envelope(f.upper, fi.upper, symmetric=True),
                 name=f"symmetrize({f!r})",
+                info={"symmetrized": f},  # (its moment bound: fdp.tails.log_mgf)
             )
     if isinstance(f, Bracketed) or f.kind != "approximation":
         lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)
@@ -529,6 +530,7 @@ def symmetrize(f: TradeOff) -> TradeOff:
             name=f"symmetrize({f!r})",
             # (an exact f: its own profiles answer δ and ε, where the lines' kinks underflow)
             closed=_ProfileMax(f) if f.kind == "exact" else None,
+            info={"symmetrized": f},  # (its moment bound: fdp.tails.log_mgf)
         )
     return symmetrize(f.to_piecewise())
 

@@ -75,6 +75,15 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
         if k_add is None or k_rem is None:  # pragma: no cover - both are known in closed form
             return k_g
         return np.minimum(k_g, _hull_moment(k_add, k_rem))
+    if isinstance(curve, Subsampled):
+        # the same for any base: C_p(f) ≥ f (K only falls under post-processing), and the hull
+        mix = Mixture(curve.base, curve.p)
+        k_f = log_mgf(curve.base, t)
+        k_add, k_rem = log_mgf(mix, t), log_mgf(Inverse(mix), t)
+        if k_add is None or k_rem is None:
+            return k_f
+        hull = _hull_moment(k_add, k_rem)
+        return hull if k_f is None else np.minimum(k_f, hull)
     if isinstance(curve, Mixture) and isinstance(curve.base, Gaussian):
         p, mu = curve.p, curve.base.mu
         if p == 0.0 or mu == 0.0:
@@ -92,6 +101,23 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
         and curve.base._mass_qinf == 0
     ):
         return _log_mgf_mixture_masses(curve.base, curve.p, t)
+    if isinstance(curve, Mixture) and isinstance(curve.base, Laplace):
+        # (closed-form K at every integer order; a composed base would cost an order each)
+        return _log_mgf_mixture_binomial(curve.base, curve.p, t)
+    if (
+        isinstance(curve, Inverse)
+        and isinstance(curve.base, Mixture)
+        and isinstance(curve.base.base, Laplace)
+        and curve.base.p < 1.0
+    ):
+        # T(B, P), B = (1 − p)P + pQ: E_P[(dP/dB)^θ] = E_P[(1 − p + p r)^{−θ}], r = dQ/dP, and
+        # y ↦ y^{−θ} is convex, so it is ≤ (1 − p) + p E_P[r^{−θ}] = (1 − p) + p e^{K_{f⁻¹}(θ)}
+        k_inv = _inverse_mgf(curve.base.base, t)
+        if k_inv is None:
+            return None
+        p = curve.base.p
+        out = np.logaddexp(math.log1p(-p), math.log(p) + k_inv)
+        return out + 4.0 * UNIT_ROUNDOFF * (np.abs(out) + np.abs(k_inv) + 2.0)
     if (
         isinstance(curve, Inverse)
         and isinstance(curve.base, Mixture)
@@ -125,6 +151,13 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
         return np.array([float(np.logaddexp.reduce(lq + x * ll)) for x in t]) * (1 + 1e-12)
     if isinstance(curve, DeltaMix) and curve.delta_ == 0.0:
         return log_mgf(curve.base, t)
+    if isinstance(curve, Bracketed) and curve.info.get("symmetrized") is not None:
+        # min{f, f⁻¹}**: the hull of the two (see _hull_moment)
+        f = curve.info["symmetrized"]
+        k_f, k_i = log_mgf(f, t), _inverse_mgf(f, t)
+        if k_f is None or k_i is None:
+            return None
+        return _hull_moment(k_f, k_i)
     if isinstance(curve, Bracketed):
         items = curve.info.get("items")
         if not items:
@@ -137,6 +170,71 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
             tot = tot + n * k
         return tot
     return None
+
+
+def _inverse_mgf(f: Any, t: np.ndarray) -> np.ndarray | None:
+    """K(θ) of f⁻¹ = T(Q, P) (None if unknown): f itself where f is symmetric in closed form."""
+    from .families import Gaussian, Laplace
+    from .operations import Mixture, Subsampled
+    from .tradeoff import Inverse, PiecewiseLinear
+
+    if isinstance(f, (Gaussian, Laplace, Subsampled)):
+        return log_mgf(f, t)
+    if isinstance(f, Mixture):
+        return log_mgf(Inverse(f), t)
+    if isinstance(f, PiecewiseLinear) and f.kind == "exact":
+        return log_mgf(f.inverse(), t)
+    return None
+
+
+def _log_mgf_mixture_binomial(base: Any, p: float, t: np.ndarray) -> np.ndarray | None:
+    """K(θ) of the Poisson add pair (P, B), B = (1 − p)P + pQ, of a base T(P, Q) whose K_f is
+    known at integer orders, rounded up (None if it is not).
+
+    For integer θ, E_B[(dB/dP)^θ] = E_P[(1 − p + p r)^{θ+1}] with r = dQ/dP, and the binomial
+    theorem gives Σ_{k=0}^{θ+1} C(θ + 1, k) (1 − p)^{θ+1−k} p^k E_P[r^k], where E_P[r^k] =
+    E_Q[r^{k−1}] = e^{K_f(k−1)} for k ≥ 2, E_P[r] ≤ 1 and E_P[1] = 1: a sum of nonnegative
+    terms (Mironov, Talwar & Zhang 2019, the binomial expansion of the sampled Gaussian's
+    moments). K is convex in θ with K(0) = 0, so a fractional θ takes the chord between its
+    integer neighbours (θ K(1) below 1). Each log-term is within 16u of the largest term's size
+    (log-gamma, products), and the log-sum-exp within 8u(|K| + log n + 1); both are added."""
+    from scipy.special import gammaln
+
+    if p <= 0.0:
+        return np.zeros_like(t)
+    if not t.size:
+        return np.zeros_like(t)
+    top = int(math.ceil(float(np.max(t))))
+    if top > 10**5:
+        return None
+    kb = log_mgf(base, np.arange(1.0, top + 1.0))  # K_f(1..top)
+    if kb is None:
+        return None
+    kb = np.concatenate([[0.0, 0.0], np.asarray(kb, dtype=float)])  # E_P[r^k]: k = 0, 1, 2…
+    l1p = math.log1p(-p) if p < 1.0 else -math.inf
+    lp = math.log(p)
+
+    def k_int(m: int) -> float:
+        k = np.arange(m + 2, dtype=float)
+        with np.errstate(invalid="ignore"):
+            terms = (gammaln(m + 2.0) - gammaln(k + 1.0) - gammaln(m + 2.0 - k)
+                     + np.where(k < m + 1, (m + 1 - k) * l1p, 0.0) + k * lp + kb[: m + 2])
+        terms = terms[np.isfinite(terms) | (terms > 0)]
+        val = float(np.logaddexp.reduce(terms))
+        big = float(np.max(np.abs(terms))) if terms.size else 0.0
+        return val + 16.0 * UNIT_ROUNDOFF * big + 8.0 * UNIT_ROUNDOFF * (
+            abs(val) + math.log(m + 2.0) + 1.0)
+
+    cache: dict[int, float] = {0: 0.0}
+    out = np.empty(t.shape)
+    for i, x in enumerate(np.ravel(t)):
+        lo, hi = math.floor(x), math.ceil(x)
+        for m in (lo, hi):
+            if m not in cache:
+                cache[m] = k_int(m)
+        out.flat[i] = cache[lo] if hi == lo else (
+            cache[lo] + (x - lo) * (cache[hi] - cache[lo]))
+    return out
 
 
 def _log_mgf_mixture_masses(base: Any, p: float, t: np.ndarray,

@@ -238,3 +238,45 @@ def test_subsampled_discrete_pair_has_a_moment_bound_so_tiny_delta_stays_finite(
         d = g.delta(20.0)
     assert float(eps_ref) <= e <= 1.02 * float(eps_ref), (e, float(eps_ref))
     assert float(d20) <= d <= 100 * float(d20), (d, float(d20))
+
+
+def test_subsampled_laplace_and_symmetrized_curves_have_moment_bounds() -> None:
+    # Poisson add pair of Laplace(1) at p = 0.01, composed with G_1: no moment bound of the pair
+    # left ε = ∞ at δ ≤ 1e-100 (as for the uniform C_p(Laplace) and symmetrize(...) of a
+    # subsampled Gaussian). References (mpmath quadrature, no fdp): P = Lap(0, 1),
+    # B = (1 − p)P + p Lap(1, 1); K(θ) = log ∫ B^{θ+1} P^{−θ}, and for the reversed pair
+    # log ∫ P^{θ+1} B^{−θ}; δ(ε) = ∫ B δ_{G_1}(ε − log(B/P)) (conditioning on the pair's outcome).
+    from fdp.tradeoff import Inverse
+
+    p = mp.mpf("0.01")
+    add = fdp.poisson_subsample(fdp.Laplace(1.0), 0.01).add
+    thetas = np.array([0.5, 1.0, 2.0, 10.0])
+    k_add, k_rem = tails.log_mgf(add, thetas), tails.log_mgf(Inverse(add), thetas)
+    with mp.workdps(40):
+        dens_p = lambda x: mp.e ** (-abs(x)) / 2  # noqa: E731
+        dens_b = lambda x: (1 - p) * dens_p(x) + p * mp.e ** (-abs(x - 1)) / 2  # noqa: E731
+        cuts = [-mp.inf, 0, 1, mp.inf]
+        for th, ka, kr in zip(thetas, k_add, k_rem, strict=True):
+            exact_a = mp.log(mp.quad(
+                lambda x, t=th: dens_b(x) ** (t + 1) * dens_p(x) ** -t, cuts))
+            exact_r = mp.log(mp.quad(
+                lambda x, t=th: dens_p(x) ** (t + 1) * dens_b(x) ** -t, cuts))
+            assert ka >= exact_a and kr >= exact_r, (th, ka, float(exact_a), kr, float(exact_r))
+            if float(th).is_integer():  # (the binomial sum is exact there)
+                assert ka <= exact_a * (1 + 1e-9) + 1e-15, (th, ka, float(exact_a))
+
+        def delta(e: mp.mpf) -> mp.mpf:
+            def dg(x: mp.mpf) -> mp.mpf:
+                return mp.ncdf(-x + mp.mpf(1) / 2) - mp.e**x * mp.ncdf(-x - mp.mpf(1) / 2)
+
+            return mp.quad(lambda x: dens_b(x) * dg(e - mp.log(dens_b(x) / dens_p(x))), cuts)
+
+        eps_ref = float(mp.findroot(lambda e: mp.log(delta(e)) - mp.log(mp.mpf("1e-100")), 21.6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fdp.AccuracyWarning)
+        e = fdp.compose(add, fdp.Gaussian(1.0)).epsilon(1e-100)
+        assert eps_ref <= e <= 1.02 * eps_ref, (e, eps_ref)
+        for c in (fdp.compose(fdp.subsample(fdp.Laplace(1.0), 0.01), fdp.Gaussian(1.0)),
+                  fdp.compose(fdp.symmetrize(fdp.poisson_subsample(fdp.Gaussian(1.0), 0.1).add),
+                              fdp.Laplace(0.5))):
+            assert math.isfinite(c.epsilon(1e-300))
