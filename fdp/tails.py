@@ -143,12 +143,7 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
     if isinstance(curve, PiecewiseLinear) and curve.kind == "exact":
         if curve._mass_qinf > 0:
             return None
-        _, q, loss = curve._masses
-        keep = (q > 0) & ~np.isneginf(loss)
-        if not keep.any():
-            return np.full(t.shape, -np.inf)
-        lq, ll = np.log(q[keep]), loss[keep]
-        return np.array([float(np.logaddexp.reduce(lq + x * ll)) for x in t]) * (1 + 1e-12)
+        return _log_mgf_pl_masses(curve, t)
     if isinstance(curve, DeltaMix) and curve.delta_ == 0.0:
         return log_mgf(curve.base, t)
     if isinstance(curve, Bracketed) and curve.info.get("symmetrized") is not None:
@@ -161,6 +156,11 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
     if isinstance(curve, Bracketed):
         items = curve.info.get("items")
         if not items:
+            # the certified lower curve's own pair, where it has masses: the true pair is a
+            # post-processing of it (f ≥ lower), and K, an f-divergence, only falls under that
+            low = curve._side_lower()
+            if isinstance(low, PiecewiseLinear) and low._mass_qinf == 0:
+                return _log_mgf_pl_masses(low, t)
             return None
         tot = np.zeros_like(t)
         for c, n in items:
@@ -172,6 +172,25 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
     return None
 
 
+def _log_mgf_pl_masses(curve: Any, t: np.ndarray) -> np.ndarray:
+    """log Σ_j q_j e^{θ ℓ_j} over a piecewise-linear curve's masses (no +∞ atom), rounded up:
+    the losses raised by their rounding where they were computed from masses
+    (:meth:`fdp.tradeoff.PiecewiseLinear._profile_masses`; e^{θℓ} grows with ℓ for θ > 0), each
+    exponent log q_j + θ ℓ_j within 4u(|log q_j| + θ|ℓ_j|), the log-sum-exp within
+    4u(|K| + log n + 1)."""
+    q, loss = curve._profile_masses()
+    keep = (q > 0) & ~np.isneginf(loss)
+    if not keep.any():
+        return np.full(t.shape, -np.inf)
+    lq, ll = np.log(q[keep]), loss[keep]
+    out = np.empty(t.shape)
+    for i, x in enumerate(np.ravel(t)):
+        k = float(np.logaddexp.reduce(lq + x * ll))
+        slack = 4.0 * UNIT_ROUNDOFF * float(np.max(np.abs(lq) + x * np.abs(ll)))
+        out.flat[i] = k + slack + 4.0 * UNIT_ROUNDOFF * (abs(k) + math.log(lq.size) + 1.0)
+    return out
+
+
 def _inverse_mgf(f: Any, t: np.ndarray) -> np.ndarray | None:
     """K(θ) of f⁻¹ = T(Q, P) (None if unknown): f itself where f is symmetric in closed form."""
     from .families import Gaussian, Laplace
@@ -180,6 +199,8 @@ def _inverse_mgf(f: Any, t: np.ndarray) -> np.ndarray | None:
 
     if isinstance(f, (Gaussian, Laplace, Subsampled)):
         return log_mgf(f, t)
+    if isinstance(f, Inverse):  # (f⁻¹)⁻¹ = f
+        return log_mgf(f.base, t)
     if isinstance(f, Mixture):
         return log_mgf(Inverse(f), t)
     if isinstance(f, PiecewiseLinear) and f.kind == "exact":

@@ -280,3 +280,25 @@ def test_subsampled_laplace_and_symmetrized_curves_have_moment_bounds() -> None:
                   fdp.compose(fdp.symmetrize(fdp.poisson_subsample(fdp.Gaussian(1.0), 0.1).add),
                               fdp.Laplace(0.5))):
             assert math.isfinite(c.epsilon(1e-300))
+
+
+def test_symmetrized_remove_pair_has_a_moment_bound() -> None:
+    # symmetrize(poisson_subsample(G_1, 0.05).remove) ⊗ G_1 read ε = ∞ at δ = 1e-300: the
+    # moment bound of the symmetrized curve needs K of f⁻¹ for f = (the remove pair) = an
+    # inverse, whose inverse is the add pair. For a symmetric base the remove pair is the add
+    # pair's inverse (theory §7), so both symmetrizations are the same curve and the answers
+    # must agree to their tail bounds' slack; each is finite (the GDP part bounds it).
+    pp = fdp.poisson_subsample(fdp.Gaussian(1.0), 0.05)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fdp.AccuracyWarning)
+        a = fdp.compose(fdp.symmetrize(pp.remove), fdp.Gaussian(1.0)).epsilon(1e-300)
+        b = fdp.compose(fdp.symmetrize(pp.add), fdp.Gaussian(1.0)).epsilon(1e-300)
+    assert math.isfinite(a) and math.isfinite(b)
+    assert abs(a - b) <= 0.05 * b, (a, b)
+    # and above the plain Gaussian part's exact ε (mpmath): adding a mechanism cannot lower it
+    with mp.workdps(40):
+        def dg(e: mp.mpf) -> mp.mpf:
+            return mp.ncdf(-e + mp.mpf(1) / 2) - mp.e**e * mp.ncdf(-e - mp.mpf(1) / 2)
+
+        e_g = float(mp.findroot(lambda e: mp.log(dg(e)) - mp.log(mp.mpf("1e-300")), 37.0))
+    assert min(a, b) >= e_g
