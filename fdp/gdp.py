@@ -228,7 +228,50 @@ def _epsilon_scalar(m: float, d: float, down: bool = False) -> float:
                 break
             e = math.nextafter(e, math.inf) if e > 0 else TINY
             e *= 1.0 + 2e-16
+    if d < _MIN_NORMAL and 0.0 < e < math.inf:
+        # a subnormal δ: float64 holds it (and the terms near it) only to an absolute half of
+        # the least subnormal, so the side is checked in mpmath and e moved until it holds
+        # (gdp.epsilon(1e-300, 1e-320) read 9.0000e-300 for the exact 9.0220e-300)
+        e = _mp_side(lambda x: (_mp_delta(m, x) >= d) if down else (_mp_delta(m, x) <= d),
+                     e, -1.0 if down else 1.0)
     return e
+
+
+def _mp_side(ok: Any, x: float, sign: float) -> float:
+    """The first x' = x (1 + sign s) with ok(x') found by doubling s from 2⁻²⁰, then bisected
+    to 2⁻²⁰ relative between the last failing and the first passing point (ok is monotone in
+    that direction): the side is ok's, to within a relative 2⁻¹⁹ of the closest point."""
+    if ok(x):
+        return x
+    bad, step = x, 2.0**-20
+    while True:
+        good = x * (1.0 + sign * step)
+        if ok(good):
+            break
+        bad, step = good, step * 2.0
+        if step > 0.5:
+            return math.inf if sign > 0 else 0.0
+    while abs(good - bad) > 2.0**-20 * abs(good):
+        mid = 0.5 * (good + bad)
+        if ok(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+def _mp_delta(m: float, e: float) -> Any:
+    """δ_μ(ε) = [Φ(a) − Φ(b)] − expm1(ε) Φ(b), a = μ/2 − ε/μ, b = −μ/2 − ε/μ, in mpmath with
+    the digits that resolve it (the difference of Φ's is ~μ φ, δ may be subnormal): used only
+    to check the side of answers at subnormal δ."""
+    import mpmath
+
+    digits = 40 + int(max(0.0, -math.log10(m)) + max(0.0, e / math.log(10.0) + 2.0 * math.log10(
+        1.0 + e / m)))
+    with mpmath.workdps(min(digits, 2000)):
+        mm, ee = mpmath.mpf(m), mpmath.mpf(e)
+        a, b = mm / 2 - ee / mm, -mm / 2 - ee / mm
+        return (mpmath.ncdf(a) - mpmath.ncdf(b)) - mpmath.expm1(ee) * mpmath.ncdf(b)
 
 
 def _log_delta_lower_scalar(m: float, e: float) -> float:
@@ -299,6 +342,8 @@ def _mu_scalar(e: float, d: float) -> float:
             break
         m *= 1.0 - 2e-16
         m = math.nextafter(m, 0.0)
+    if d < _MIN_NORMAL and m > 0.0:  # (a subnormal δ: the side checked in mpmath, as ε's)
+        m = _mp_side(lambda x: _mp_delta(x, e) <= d, m, -1.0)
     return m
 
 
