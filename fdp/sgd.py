@@ -682,10 +682,14 @@ class _ClosedFirst(Bracketed):
     #: the ε at which the sampled-count bounds give the curve's supporting lines (theory §3)
     _CURVE_EPS = np.concatenate([[0.0], np.geomspace(1e-8, 1e3, 121)])
 
-    def _count_lines(self) -> tuple[np.ndarray, np.ndarray]:
-        """(δ_hi, δ_lo) of min{f, f⁻¹}** at :attr:`_CURVE_EPS`: δ_hi certified above (the
-        count bound of f, and below the cap 1 − e^{ε − c} ≥ the remove direction's δ, whose
-        losses are at most c), δ_lo the count bound's lower one (cached)."""
+    def _count_lines(self) -> tuple[TradeOff, TradeOff]:
+        """The curves implied by the sampled-count bounds at :attr:`_CURVE_EPS`
+        (:func:`fdp.from_eps_delta`: the envelope of the (ε, δ)-DP guarantees, DRS Prop 2.5
+        and 2.12), with δ_hi certified above for min{f, f⁻¹}** (the count bound of f, and
+        below the cap 1 − e^{ε − c} ≥ the remove direction's δ, whose losses are at most c):
+        a certified lower curve; and with the count bound's δ_lo (cached)."""
+        from .constructors import from_eps_delta
+
         hit = getattr(self, "_lines", None)
         if hit is None:
             e = self._CURVE_EPS
@@ -694,39 +698,20 @@ class _ClosedFirst(Bracketed):
                 rem = -np.expm1(np.minimum(e - self._cap, 0.0)) * (1.0 + 4.0 * UNIT_ROUNDOFF)
             hi = np.minimum(np.maximum(hi, rem), 1.0)
             lo = np.clip(np.asarray(self._count.delta_lower(e), dtype=float), 0.0, 1.0)
-            hit = self._lines = (hi, lo)
+            hit = self._lines = (from_eps_delta(e, hi), from_eps_delta(e, lo))
         return hit
 
-    @classmethod
-    def _envelope(cls, alpha: np.ndarray, delta: np.ndarray, down: bool) -> np.ndarray:
-        """max(0, max_ε max(1 − δ(ε) − e^ε α, e^{−ε}(1 − δ(ε) − α))) over :attr:`_CURVE_EPS`:
-        the trade-off curve of the (ε, δ(ε))-DP guarantees there, both directions (Dong, Roth
-        & Su 2022, Prop 2.5 and 2.12), with ``down`` its rounding charged below (6u of each
-        term's magnitude)."""
-        e = cls._CURVE_EPS[None, :]
-        a = alpha.reshape(-1)[:, None]
-        with np.errstate(over="ignore", invalid="ignore"):
-            ea = np.where(a > 0.0, np.exp(np.minimum(e, 709.0)) * a, 0.0)
-            t1 = 1.0 - delta[None, :] - ea
-            t2 = np.exp(-e) * (1.0 - delta[None, :] - a)
-            if down:
-                t1 = t1 - 6.0 * UNIT_ROUNDOFF * (2.0 + ea)
-                t2 = t2 - 6.0 * UNIT_ROUNDOFF * 3.0
-        out = np.maximum(np.max(np.maximum(t1, t2), axis=1), 0.0)
-        return out.reshape(alpha.shape)
-
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
-        """The certified lower curve at α: the envelope of the sampled-count bounds' (ε, δ_hi)
-        guarantees (:meth:`_envelope`), alone where the envelope of their lower δ is within
-        ``tol`` relative (or 1e-12) of it at every α asked (a rarely sampled example: σ = 0.1,
-        p = 1e-12, T = 1000 built the engine for ~50 s and read f(0.5) = 0.437, where
-        f(0.5) ≥ 0.5 − 1e-9), else
-        the larger of it and the engine's lower curve (the maximum of certified lower curves
-        is one)."""
+        """The certified lower curve at α: the curve implied by the sampled-count bounds'
+        (ε, δ_hi) guarantees (:meth:`_count_lines`), alone where the one implied by their lower
+        δ is within ``tol`` relative (or 1e-12) of it at every α asked (a rarely sampled
+        example: σ = 0.1, p = 1e-12, T = 1000 built the engine for ~50 s and read
+        f(0.5) = 0.437, where f(0.5) ≥ 0.5 − 1e-9), else the larger of it and the engine's
+        lower curve (the maximum of certified lower curves is one)."""
         alpha = np.asarray(alpha, dtype=float)
-        hi, lo = self._count_lines()
-        f_lo = self._envelope(alpha, hi, down=True)
-        f_up = self._envelope(alpha, lo, down=False)
+        lines_hi, lines_lo = self._count_lines()
+        f_lo = np.asarray(lines_hi(alpha), dtype=float)
+        f_up = np.asarray(lines_lo(alpha), dtype=float)
         if np.all(f_up - f_lo <= self._width * f_up + 1e-12):  # (relative, or 1e-12 absolute)
             return f_lo
         return np.maximum(self._full()._eval(alpha), f_lo)
