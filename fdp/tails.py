@@ -183,12 +183,21 @@ def _log_mgf_pl_masses(curve: Any, t: np.ndarray) -> np.ndarray:
     if not keep.any():
         return np.full(t.shape, -np.inf)
     lq, ll = np.log(q[keep]), loss[keep]
-    out = np.empty(t.shape)
-    for i, x in enumerate(np.ravel(t)):
-        k = float(np.logaddexp.reduce(lq + x * ll))
-        slack = 4.0 * UNIT_ROUNDOFF * float(np.max(np.abs(lq) + x * np.abs(ll)))
-        out.flat[i] = k + slack + 4.0 * UNIT_ROUNDOFF * (abs(k) + math.log(lq.size) + 1.0)
-    return out
+    return _moment_lse(lq, ll, np.abs(ll), t)
+
+
+def _moment_lse(lq: np.ndarray, ll: np.ndarray, ll_mag: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """log Σ_j e^{lq_j + θ ll_j} at each θ in t, rounded up: each exponent is within
+    4u(|lq_j| + θ m_j), where ``ll_mag`` = m bounds the rounding scale of ll_j (|ll_j| for a
+    given loss, |log b_j| + |log p_j| for one computed as their difference), and the
+    log-sum-exp within 4u(|K| + log n + 1) (the one place fdp sums exponential moments of
+    masses)."""
+    th = np.asarray(t, dtype=float).reshape(-1)[:, None]
+    expo = lq[None, :] + th * ll[None, :]
+    k = np.logaddexp.reduce(expo, axis=1)
+    slack = 4.0 * UNIT_ROUNDOFF * np.max(np.abs(lq)[None, :] + th * ll_mag[None, :], axis=1)
+    out = k + slack + 4.0 * UNIT_ROUNDOFF * (np.abs(k) + math.log(lq.size) + 1.0)
+    return out.reshape(np.shape(t))
 
 
 def _inverse_mgf(f: Any, t: np.ndarray) -> np.ndarray | None:
@@ -279,12 +288,14 @@ def _log_mgf_mixture_masses(base: Any, p: float, t: np.ndarray,
         lb = np.logaddexp(math.log1p(-p) + lp if p < 1.0 else -np.inf, math.log(p) + np.log(qm))
     if inverse:
         lb, lp = lp, lb
-    th = t[:, None]
-    expo = (th + 1.0) * lb[None, :] - th * lp[None, :]
-    slack = 4.0 * UNIT_ROUNDOFF * np.max((th + 1.0) * np.abs(lb)[None, :]
-                                         + th * np.abs(lp)[None, :], axis=1)
-    k = np.logaddexp.reduce(expo, axis=1)
-    return k + slack + 4.0 * UNIT_ROUNDOFF * (np.abs(k) + math.log(pm.size) + 1.0)
+    # b^{θ+1} p^{−θ} = b e^{θ (log b − log p)}: the pair's own masses and losses (outcomes
+    # with b = 0 add nothing)
+    live = lb > -np.inf
+    lb, lp = lb[live], lp[live]
+    if not lb.size:
+        return np.full(t.shape, -np.inf)
+    ll = lb - lp
+    return _moment_lse(lb, ll, np.abs(lb) + np.abs(lp) + np.abs(ll), t)
 
 
 def _remove_taylor(p: float, mu: float, t: np.ndarray) -> np.ndarray:
