@@ -66,17 +66,9 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
         return t * rdp.gaussian(curve.mu, t + 1.0)
     if isinstance(curve, Laplace):
         return t * rdp.laplace(curve.mu, t + 1.0)
-    if isinstance(curve, Subsampled) and isinstance(curve.base, Gaussian):
-        # C_p(G_μ) ≥ G_μ, and C_p(f) = min{f_p, f_p⁻¹}** with K ≤ log(e^{K_add} + e^{K_rem} − 1)
-        # (see _hull_moment): the smaller of the two
-        mix = Mixture(curve.base, curve.p)
-        k_g = t * rdp.gaussian(curve.base.mu, t + 1.0)
-        k_add, k_rem = log_mgf(mix, t), log_mgf(Inverse(mix), t)
-        if k_add is None or k_rem is None:  # pragma: no cover - both are known in closed form
-            return k_g
-        return np.minimum(k_g, _hull_moment(k_add, k_rem))
     if isinstance(curve, Subsampled):
-        # the same for any base: C_p(f) ≥ f (K only falls under post-processing), and the hull
+        # C_p(f) ≥ f (K only falls under post-processing), and C_p(f) = min{f_p, f_p⁻¹}** with
+        # K ≤ log(e^{K_add} + e^{K_rem} − 1) (see _hull_moment): the smaller of the two
         mix = Mixture(curve.base, curve.p)
         k_f = log_mgf(curve.base, t)
         k_add, k_rem = log_mgf(mix, t), log_mgf(Inverse(mix), t)
