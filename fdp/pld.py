@@ -1285,7 +1285,7 @@ def _mgf_grid(comps: list[_Component]) -> _MGF | None:
 
 def _tail_from_profile(
     w: np.ndarray, err: np.ndarray, loss: np.ndarray, q_inf: float, slack: float,
-    points: int = 512, offsets: int = 24,
+    points: int = 512, offsets: int = 24, lift: np.ndarray | None = None,
 ) -> Any:
     """A bound on ν[(a, +∞]] for every measure ν that ``_slack_steps`` meets: the sum of all
     steps but one, each under its exact or its optimistic measure, read off the composition's
@@ -1302,6 +1302,13 @@ def _tail_from_profile(
     δ_{T−1} the exact δ of the steps but one. That is at most the exact δ of all T steps
     (composing one more pair of distributions never lowers δ: the test may ignore it), which
     is at most D (step 1 of the module docstring). ∎
+
+    With ``lift`` (at each grid loss, non-increasing: a bound from :func:`_slack_steps` made
+    with an earlier such tail bound) S e^S is replaced by lift(ε'). **Proof.** The telescoping
+    sum of :func:`_slack_steps` bounds the excess δ_ν(ε') − δ_{exact}(ε') of any sum ν of at
+    most T − 1 steps by Σ_i Σ_j s_j ν_{−i}[(ε' − ℓ_j, ∞]] over its own steps i, each ν_{−i}
+    again such a sum; a tail bound valid for all of them makes that at most the sum over all
+    T steps, which is what ``lift`` holds. ∎
 
     D is evaluated at the grid losses L_k with the losses read η = 16u max|L| higher, as
     D_k = Σ_{j≥k} q_j + q_inf − e^{−η} Σ_{j≥k} q_j e^{L_k − L_j}, the second sum by a first-order
@@ -1320,7 +1327,10 @@ def _tail_from_profile(
     ptail = lfilter([1.0], [1.0, -math.exp(-h)], q[::-1])[::-1]
     ptail *= math.exp(-eta) * (1.0 - 4.0 * (n + 10) * _U)
     d = np.maximum(tail - ptail, 0.0) * (1.0 + 1e-9) + 64.0 * _U * tail
-    d += slack * math.exp(min(slack, 700.0)) * (1.0 + 1e-9)
+    if lift is None:
+        d += slack * math.exp(min(slack, 700.0)) * (1.0 + 1e-9)
+    else:
+        d += np.minimum(lift, slack * math.exp(min(slack, 700.0))) * (1.0 + 1e-9)
     d[~np.isfinite(d)] = np.inf  # (no bound where a mass's error bound is not finite)
     grid = np.linspace(float(loss[0]), float(loss[-1]), points)
     span = max(float(loss[-1] - loss[0]), h)
@@ -1850,29 +1860,58 @@ def _fft_compose(
         i_r, n_k, log_r = split
         c0 = comps[0]
         bulk, rare = _Piece(c0, slice(0, i_r), 0), _Piece(c0, slice(i_r, None), 0)
-        lw_b, lw_r = (np.log(np.maximum(x.w, 1e-320)) for x in (bulk, rare))
-        lw_b[bulk.w <= 0.0] = -np.inf
-        lw_r[rare.w <= 0.0] = -np.inf
         grid = c0.loss[: c0.w.size]
-        lm_b, lm_r = (log_mgf_bound(x, grid, mgf[0]) for x in (lw_b, lw_r))
-        m_b, m_r = float(bulk.w.sum()), float(rare.w.sum())
-        mu_b = float((bulk.w * grid).sum()) / m_b if m_b > 0 else 0.0
-        mu_r = float((rare.w * grid).sum()) / m_r if m_r > 0 else 0.0
         top = float(loss[min(need, N) - 1])
         n0 = c0.count
-        for k in range(n_k + 1):
-            log_c = math.lgamma(n0 + 1) - math.lgamma(k + 1) - math.lgamma(n0 - k + 1)
-            parts = [x for x in (bulk.counted(n0 - k), rare.counted(k)) if x.count > 0]
-            lm_k = (n0 - k) * lm_b + k * lm_r + log_c
+        stats: dict[int, tuple[np.ndarray, float]] = {}
+
+        def piece_stats(x: _Piece) -> tuple[np.ndarray, float]:
+            """The piece's log-MGF bound on the t grid and its mean loss (to place tilts)."""
+            if id(x) not in stats:
+                with np.errstate(divide="ignore"):
+                    lw = np.where(x.w > 0.0, np.log(np.maximum(x.w, 1e-320)), -np.inf)
+                m = float(x.w.sum())
+                stats[id(x)] = (log_mgf_bound(lw, grid, mgf[0]),
+                                float((x.w * grid).sum()) / m if m > 0 else 0.0)
+            return stats[id(x)]
+
+        def add_term(counts: list[tuple[_Piece, int]], log_c: float) -> None:
+            parts = [x.counted(k) for x, k in counts if k > 0]
+            lm_k = log_c + np.sum([k * piece_stats(x)[0] for x, k in counts if k > 0], axis=0)
+            mean_k = sum(k * piece_stats(x)[1] for x, k in counts if k > 0)
             mass = float(lm_k[0])  # (≈ log of the term's mass: t small)
             levels = tuple(sorted({x for x in (1e-2 * math.exp(min(mass, 0.0)),
                                                *mode.tilt_levels) if math.log(x) < mass},
                                   reverse=True))
-            ths = _chernoff_tilts(mgf[0], lm_k, (n0 - k) * mu_b + k * mu_r, top, levels)
+            ths = _chernoff_tilts(mgf[0], lm_k, mean_k, top, levels)
             # (on a ladder of ratio 1.1, so that terms share their pieces' transforms)
             snap = sorted({0.0, *(1.1 ** round(math.log(x) / math.log(1.1)) for x in ths
                                   if x > 0.0)})
             split_terms.append((parts, log_c, snap))
+
+        # The term with one rare step is split once more, by the rare step's loss, into pieces
+        # each holding 1e-4 of the mass above it: the rare part's density can be log-convex in
+        # ℓ over a long range (σ = 0.8: from its start at ℓ ≈ 0.04 up to ℓ ≈ 3), where no tilt
+        # centres the term, and each such piece is narrow enough for its own tilts. (The terms
+        # with k ≥ 2 rare steps are ~n·B ≤ 1e-6 of the k = 1 term where they matter.)
+        w_r = np.maximum(c0.w[i_r:], 0.0)
+        above_r = np.cumsum(w_r[::-1])[::-1]
+        cuts = [0]
+        while len(cuts) <= 16:
+            nxt = np.flatnonzero(above_r < 1e-4 * above_r[cuts[-1]])
+            nxt = nxt[nxt > cuts[-1]]
+            if nxt.size == 0 or n0 * float(above_r[nxt[0]]) < 1e-3 * mode.tail_floor:
+                break
+            cuts.append(int(nxt[0]))
+        subs = [_Piece(c0, slice(i_r + lo, i_r + hi if hi is not None else None), 0)
+                for lo, hi in zip(cuts, [*cuts[1:], None], strict=True)]
+        for k in range(n_k + 1):
+            log_c = math.lgamma(n0 + 1) - math.lgamma(k + 1) - math.lgamma(n0 - k + 1)
+            if k == 1 and len(subs) > 1:
+                for sub in subs:
+                    add_term([(bulk, n0 - 1), (sub, 1)], log_c)
+            else:
+                add_term([(bulk, n0 - k), (rare, k)], log_c)
 
     def split_side(side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The split composition's values, error bounds and wrap-around part per point: the
@@ -1971,8 +2010,19 @@ def _fft_compose(
         if out["slack"] > 1e-30 and not any(c.coupled for c in comps):
             above = _tail_from_profile(out["lower"][:need], out["err_lower"][:need],
                                        loss[:need], out["q_inf_lower"] + tau, out["slack"])
-        out["slack_steps"] = (edges, np.minimum(_slack_steps(comps, mgf, p_inf, edges, above),
-                                                out["slack"]))
+        steps = np.minimum(_slack_steps(comps, mgf, p_inf, edges, above), out["slack"])
+        for _ in range(2 if above is not None else 0):
+            # the excess of any sum of the steps (but one) is at most the lift just bounded:
+            # charged where it sits instead of as the total slack S e^S, the tail bound falls
+            # by the factor n·s each round (dpsgd(0.8, 1e-5, 10⁶): S = 8.9e-7 floored the
+            # optimistic δ near 1e-13, so ε(1e-20) read [0.109, 1.22])
+            j = np.searchsorted(edges, loss[:need], side="right") - 1
+            lift = np.where(j >= 0, steps[np.maximum(j, 0)], out["slack"])
+            above = _tail_from_profile(out["lower"][:need], out["err_lower"][:need],
+                                       loss[:need], out["q_inf_lower"] + tau, out["slack"],
+                                       lift=lift)
+            steps = np.minimum(steps, _slack_steps(comps, mgf, p_inf, edges, above))
+        out["slack_steps"] = (edges, steps)
     n_a = sum(c.count for c in comps if c.coupled)
     out["shift"] = _coupling_shift(n_a, h)
     # the coupling fails with probability η, or where a coupled step's loss left its grid
