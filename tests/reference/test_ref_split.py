@@ -11,6 +11,9 @@ References that do not come from fdp:
 - prv_accountant 0.2.0 (Gopi, Lee & Wutschitz 2021) at eps_error = 0.002, delta_error = 1e-13:
   its certified ε bounds for the same mechanism (Poisson-subsampled Gaussian, add-remove, noise
   σ·C, sensitivity C), run once and written here (it is not a dependency of the suite);
+- ε(δ) by inverting the moment generating function of the T-step privacy loss along a
+  vertical line (Gauss–Legendre panels, numpy/scipy; ``ref_dpsgd_eps`` in
+  benchmarks/bench_extremes.py, its stored values);
 - the binomial tail that the split leaves out, summed exactly in mpmath.
 """
 
@@ -47,6 +50,23 @@ def test_sparse_long_run_bracket_inside_the_peers_bounds() -> None:
     # the accuracy: the issue's long-run target, ≤ 0.1 % (it was 9.6 %)
     assert hi - lo <= 1e-3 * lo
     assert h.epsilon(1e-10) == hi
+
+
+#: MGF-inversion references (benchmarks/bench_extremes.py, ``DPSGD_REFS``)
+MGF_REFS = {(0.6, 1e-10): 1.077307978, (0.8, 1e-10): 0.1073879720}
+
+
+@pytest.mark.parametrize(("sigma", "delta"), sorted(MGF_REFS))
+def test_sparse_long_run_holds_the_inversion_reference(sigma: float, delta: float) -> None:
+    # σ = 0.8 was [0.10661, 0.11256] (5.3 %), σ = 0.6 [1.02304, 1.12158] (8.8 %)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fdp.AccuracyWarning)
+        h = fdp.dpsgd(sigma, 1e-5, 10**6)
+    lo, hi = h.epsilon_bracket(delta)
+    ref = MGF_REFS[(sigma, delta)]
+    # the reference has ~1e-9 relative error of its own
+    assert lo <= ref * (1 + 1e-8) and ref * (1 - 1e-8) <= hi
+    assert hi - lo <= 1e-3 * lo
 
 
 class _Fake:
