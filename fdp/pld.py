@@ -1486,7 +1486,7 @@ def _tilt(w: np.ndarray, loss: np.ndarray, theta: float) -> tuple[np.ndarray, fl
 
 def _tilted_power(
     comps: list[Any], side: str, theta: float, N: int,
-    cache: dict[tuple[int, float], tuple[np.ndarray, float, np.ndarray, float, float]]
+    cache: dict[tuple[int, float], tuple[np.ndarray, float, float, float]]
     | None = None,
 ) -> tuple[np.ndarray, float, float, float]:
     """The circular convolution Π_c (x_c)^{*n_c} of the tilted measures
@@ -1529,17 +1529,21 @@ def _tilted_power(
             lmc = xi = 0.0
             if theta > 0.0:
                 w, lmc, xi = _tilt(w, c.loss[: w.size], theta)
-            if w.size <= N:  # grid index k0 + j at position j (folded modulo N if longer)
+            # grid index k0 + j at position j (folded modulo N if longer); a piece of a
+            # component starts at its own index ``start``
+            st = getattr(c, "start", 0)
+            if st + w.size <= N:
                 buf = np.zeros(N)
-                buf[: w.size] = w
+                buf[st: st + w.size] = w
             else:
-                buf = np.bincount(np.arange(w.size) % N, weights=w, minlength=N)
+                buf = np.bincount((st + np.arange(w.size)) % N, weights=w, minlength=N)
             z = sfft.rfft(buf)
             eps_c = 1.01 * gamma * float(np.abs(buf).sum())
-            hit = (z, eps_c, np.abs(z) + eps_c, lmc, xi)
+            hit = (z, eps_c, lmc, xi)
             if cache is not None:
                 cache[key] = hit
-        z, eps_c, a, lmc, xi = hit
+        z, eps_c, lmc, xi = hit
+        a = np.abs(z) + eps_c
         log_xi += c.count * math.log1p(xi)
         log_m += c.count * lmc
         parts.append((c.count, eps_c, a))
@@ -1585,24 +1589,24 @@ def _tilted_power(
 SPLIT_RATE = 1e-6
 #: most rare steps a split composition keeps (terms k = 0..K)
 SPLIT_TERMS = 24
+#: on the bulk grid the split is made at once only where the round-off without it would move
+#: ε by more than tol at some δ above this; else when a query below its reach asks for it
+LAZY_SPLIT_DELTA = 1e-7
 
 
 class _Piece:
-    """A part of a component's grid measures on the same grid (the other entries zeroed),
-    repeated ``count`` times: a term of a split composition (:func:`_split_plan`)."""
+    """A part of a component's grid measures: grid indices ``start`` up to the slice's end (views
+    of the component's arrays, no copies), repeated ``count`` times: a term of a split
+    composition (:func:`_split_plan`)."""
 
     def __init__(self, c: _Component, sl: slice, count: int) -> None:
-        self.loss, self.count, self.coupled = c.loss, count, c.coupled
-        self.w = self._cut(c.w, sl)
-        self.wo = self._cut(c.wo, sl)
-        self.wc = self._cut(c.wc, sl) if c.coupled else self.wo
+        start, stop, _ = sl.indices(c.w.size)
+        self.start, self.count, self.coupled = start, count, c.coupled
+        self.loss = c.loss[start:]
+        self.w = c.w[start:stop]
+        self.wo = c.wo[start:min(stop, c.wo.size)]
+        self.wc = c.wc[start:min(stop, c.wc.size)] if c.coupled else self.wo
         self._memo: dict[bytes, np.ndarray] = {}
-
-    @staticmethod
-    def _cut(x: np.ndarray, sl: slice) -> np.ndarray:
-        out = np.zeros_like(x)
-        out[sl] = x[sl]
-        return out
 
     def log_mgf(self, t: np.ndarray) -> np.ndarray:
         """Upper bounds on log ∫ e^{tℓ} dν(ℓ) over the measures the sides use (w, and wo or
@@ -1673,7 +1677,7 @@ def _split_plan(c: _Component, floor: float) -> tuple[int, int, float] | None:
 
 def _fft_compose(
     comps: list[_Component], h: float, pad: int = 1, mode: _Mode = DEEP,
-    tol: float | None = None,
+    tol: float | None = None, split_ok: bool = True,
 ) -> dict[str, Any]:
     """Both composed measures on one window: loss grid, masses, atoms, tails, round-off.
 
@@ -1848,19 +1852,25 @@ def _fft_compose(
     if len(comps) == 1 and len(thetas) > 1 and mgf is not None:
         tail = np.cumsum(np.maximum(best, 0.0)[::-1])[::-1]
         etail = np.cumsum(best_err[::-1])[::-1]
-        # (on the bulk grid only where the round-off moves ε by more than a quarter of tol:
-        # dpsgd(0.5, 1e-5, 10⁶) is 0.04 % wide without it, and the split costs ~4 s)
+        # (on the bulk grid only where the round-off would move ε by more than tol: the split
+        # costs seconds, and dpsgd(0.7, 1e-4, 10⁶) is 0.018 % wide at δ = 1e-10 without it)
         if np.any((etail > 1e-4 * tail) & (tail > mode.tail_floor)) and (
             tol is None or np.any(_roundoff_moves(
                 {"loss": loss, "need": need, "lower": best, "err_lower": best_err,
-                 "q_inf_lower": q_inf_lo}, tol, floor=mode.tail_floor, share=0.25))):
-            split = _split_plan(comps[0], mode.tail_floor)
+                 "q_inf_lower": q_inf_lo}, tol, floor=mode.tail_floor, share=1.0))):
+            # (on the bulk grid, where the round-off's reach is below LAZY_SPLIT_DELTA, the
+            # caller answers the δ above it without the split, and splits for queries below)
+            if split_ok or tol is None or _untilted_reach(
+                    {"loss": loss, "need": need, "lower": best, "err_lower": best_err,
+                     "q_inf_lower": q_inf_lo}, tol, share=1.0) > LAZY_SPLIT_DELTA:
+                split = _split_plan(comps[0], mode.tail_floor)
+            else:
+                out["split_wanted"] = _split_plan(comps[0], mode.tail_floor) is not None
     split_terms: list[tuple[list[_Piece], float, list[float]]] = []
     if split is not None and mgf is not None:
         i_r, n_k, log_r = split
         c0 = comps[0]
         bulk, rare = _Piece(c0, slice(0, i_r), 0), _Piece(c0, slice(i_r, None), 0)
-        grid = c0.loss[: c0.w.size]
         top = float(loss[min(need, N) - 1])
         n0 = c0.count
         stats: dict[int, tuple[np.ndarray, float]] = {}
@@ -1871,8 +1881,9 @@ def _fft_compose(
                 with np.errstate(divide="ignore"):
                     lw = np.where(x.w > 0.0, np.log(np.maximum(x.w, 1e-320)), -np.inf)
                 m = float(x.w.sum())
-                stats[id(x)] = (log_mgf_bound(lw, grid, mgf[0]),
-                                float((x.w * grid).sum()) / m if m > 0 else 0.0)
+                ll = x.loss[: x.w.size]
+                stats[id(x)] = (log_mgf_bound(lw, ll, mgf[0]),
+                                float((x.w * ll).sum()) / m if m > 0 else 0.0)
             return stats[id(x)]
 
         def add_term(counts: list[tuple[_Piece, int]], log_c: float) -> None:
@@ -1917,7 +1928,11 @@ def _fft_compose(
         """The split composition's values, error bounds and wrap-around part per point: the
         sum over the terms of each term's value with the smallest bound over its tilts."""
         tot, err, wrp = np.zeros(N), np.zeros(N), np.zeros(N)
+        # (memory: the transforms of the pieces several terms share are kept, those of a
+        # piece of one term and the terms' wrap-around bounds go when the term is done: they
+        # took 0.7 GB at σ = 0.6, p = 1e-5, T = 10⁶)
         cache: dict[Any, Any] = {}
+        shared = {id(x) for piece in (bulk, rare) for x in (piece.w, piece.wo, piece.wc)}
         for parts, log_c, ths in split_terms:
             b_v, b_e, b_w = np.zeros(N), np.full(N, np.inf), np.zeros(N)
             for theta in ths:
@@ -1926,7 +1941,10 @@ def _fft_compose(
                 e_m[need:] = 0.0
                 take = e_m < b_e
                 b_v[take], b_e[take] = vals[take], e_m[take]
-                b_w[take] = alias[(theta, id(parts))][take] if theta > 0.0 else 0.0
+                b_w[take] = alias.pop((theta, id(parts)))[take] if theta > 0.0 else 0.0
+                del vals, e_m, take
+            for key in [k for k in cache if k[0] not in shared]:
+                del cache[key]
             tot += b_v
             err += b_e
             wrp += b_w
@@ -2292,7 +2310,7 @@ def _symmetric_types() -> tuple[type, ...]:
 
 def compose_numeric(
     items: list[tuple[TradeOff, int]], *, tol: float, grid_step: float | None,
-    deep: bool = False, tilted: bool = False,
+    deep: bool = False, tilted: bool = False, split: bool = False,
 ) -> TradeOff:
     """The certified numerical composition of ``items`` ((curve, repeat count) pairs).
 
@@ -2368,7 +2386,10 @@ def compose_numeric(
     if mode is FAST0 and _window(comps, h, mode.window_tail)[1] > UNTILTED_MAX:
         mode = FAST  # (a long window's untilted round-off reaches far above the δ asked)
     extra = None if grid_step is not None or mode is DEEP else tol  # (more tilts: bulk grid)
-    res = _fft_compose(comps, h, mode=mode, tol=extra)
+    # (the binomial split of rare large losses: on the deep grid at once; on the bulk grid
+    # only when asked, by a query below the reach of the grid without it, see _Resplit)
+    split_ok = split or mode is DEEP
+    res = _fft_compose(comps, h, mode=mode, tol=extra, split_ok=split_ok)
     pad, top_pad = 1, 2 if mode is DEEP else 4
     while (res["wrap_bound"] or res["wrap_limited"]) and 2 * res["N"] <= MAX_GRID and (
             pad < top_pad) and (
@@ -2381,7 +2402,7 @@ def compose_numeric(
         # (the bulk grid's, δ ≥ 1e-12; measured on dpsgd(0.8, 1e-4, 10⁵) at a step of
         # 1.16e-5: ε(1e-10) 0.16 % → 0.05 % wide, ε(1e-12) 0.16 % → 0.02 %)
         pad *= 2
-        res = _fft_compose(comps, h, pad=pad, mode=mode, tol=extra)
+        res = _fft_compose(comps, h, pad=pad, mode=mode, tol=extra, split_ok=split_ok)
     if all(not c.unbounded and c.q_inf == 0.0 and (c.w > 0).any() for c in comps):
         # the composed largest loss: each step's largest grid loss with lower-side mass (its
         # lower measure holds everything up to there; what lies above went to its q_inf)
@@ -2412,6 +2433,11 @@ def compose_numeric(
         if reach > DEEP_DELTA:  # (else the untilted grid answers all the tilted one would)
             info["min_delta"] = reach
             refine = _Retilt(items, tol)
+    elif mode is FAST and res.get("split_wanted"):
+        reach = _untilted_reach(res, tol, share=1.0)
+        if reach > DEEP_DELTA:  # (sparse long runs: dpsgd(0.6, 1e-5, 10⁶) 4 → 8 s split)
+            info["min_delta"] = reach
+            refine = _Resplit(items, tol)
     inverse = _EngineInverse(items, tol, grid_step)
     from .tails import SampledCountBound, TailBound
 
@@ -2500,9 +2526,24 @@ class _Retilt:
         return compose_numeric(self.items, tol=self.tol, grid_step=None, tilted=True)
 
 
-def _untilted_reach(res: dict[str, Any], tol: float) -> float:
+class _Resplit:
+    """Rebuilds a tilted bulk (``FAST``) engine result with the binomial split of rare large
+    losses (see :func:`_split_plan`), for queries below the reach of its round-off; ``deep``
+    goes straight to the deep grid (which splits at once). Picklable."""
+
+    def __init__(self, items: list[tuple[TradeOff, int]], tol: float) -> None:
+        self.items, self.tol = items, tol
+        self.deep = _Deepen(items, tol)
+
+    def __call__(self) -> TradeOff:
+        return compose_numeric(self.items, tol=self.tol, grid_step=None, tilted=True,
+                               split=True)
+
+
+def _untilted_reach(res: dict[str, Any], tol: float, share: float = 0.05) -> float:
     """The smallest δ down to which an untilted bulk composition keeps its round-off within
-    5 % of ``tol`` in ε (the tilted one is built for queries below).
+    5 % (``share``) of ``tol`` in ε (the tilted one is built for queries below; for a tilted
+    one without the split of rare large losses, all of tol, and the split one below).
 
     At a grid loss ε = L_k, the lower side's δ(ε) = Σ_{L_j > ε} q_j (1 − e^{ε − L_j}) moves by
     at most the round-off added above it, E_k, and its slope is −e^{ε} Σ_{L_j > ε} q_j e^{−L_j}
@@ -2510,7 +2551,7 @@ def _untilted_reach(res: dict[str, Any], tol: float) -> float:
     the lowest grid loss above 0 (where the mass above is at most 1e-2, the bulk's ε_ref range)
     at which that exceeds 0.05·tol·ε; DEEP_DELTA or below means everywhere. The bracket is
     certified whatever this says: it only decides which grid answers a query."""
-    bad, delta = _roundoff_moves(res, tol, with_delta=True)
+    bad, delta = _roundoff_moves(res, tol, with_delta=True, share=share)
     idx = np.flatnonzero(bad)
     return 2.0 * float(delta[idx[0]]) if idx.size else 0.0
 

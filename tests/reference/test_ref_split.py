@@ -101,3 +101,25 @@ def test_split_not_planned_without_a_rare_part() -> None:
     w = np.full(100, 0.01)  # every grid point carries 1 % of the mass
     assert pld._split_plan(_Fake(w, 10**6), 1e-14) is None
     assert pld._split_plan(_Fake(w, 1), 1e-14) is None
+
+
+def test_split_made_when_a_query_needs_it() -> None:
+    # σ = 0.8, p = 1e-4, T = 10⁵: the bulk grid's round-off moves ε by more than tol only
+    # below δ ≈ 1e-8, so the grid answers δ = 1e-5 without the split, and the split is built for
+    # the query at 1e-10 (and survives pickling as a recipe). MGF-inversion references
+    # (benchmarks/bench_extremes.py, DPSGD_REFS).
+    import pickle
+
+    h = fdp.dpsgd(0.8, 1e-4, 10**5)
+    lo5, hi5 = h.epsilon_bracket(1e-5)
+    f = h._f  # the add direction's engine result
+    assert type(f._refine).__name__ == "_Resplit" and 1e-12 < f.info["min_delta"] < 1e-5
+    h2 = pickle.loads(pickle.dumps(h))
+    for g in (h, h2):
+        for delta, ref in ((1e-10, 0.5468894111), (1e-12, 0.9519557145)):
+            lo, hi = g.epsilon_bracket(delta)
+            assert lo <= ref * (1 + 1e-8) and ref * (1 - 1e-8) <= hi
+            assert hi - lo <= 1e-3 * lo
+    assert type(h._f._refine).__name__ == "_Deepen"
+    lo, hi = h.epsilon_bracket(1e-5)  # (both certified: the brackets must meet)
+    assert lo <= hi5 and lo5 <= hi
