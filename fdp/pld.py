@@ -1933,7 +1933,7 @@ def _fft_compose(
         # took 0.7 GB at σ = 0.6, p = 1e-5, T = 10⁶)
         cache: dict[Any, Any] = {}
         shared = {id(x) for piece in (bulk, rare) for x in (piece.w, piece.wo, piece.wc)}
-        for parts, log_c, ths in split_terms:
+        for i_t, (parts, log_c, ths) in enumerate(split_terms):
             b_v, b_e, b_w = np.zeros(N), np.full(N, np.inf), np.zeros(N)
             for theta in ths:
                 vals, e_m = one_tilt(side, theta, parts, log_c, cache)
@@ -1943,7 +1943,8 @@ def _fft_compose(
                 b_v[take], b_e[take] = vals[take], e_m[take]
                 b_w[take] = alias.pop((theta, id(parts)))[take] if theta > 0.0 else 0.0
                 del vals, e_m, take
-            for key in [k for k in cache if k[0] not in shared]:
+            later = {th for _, _, t in split_terms[i_t + 1:] for th in t}
+            for key in [k for k in cache if k[0] not in shared or k[1] not in later]:
                 del cache[key]
             tot += b_v
             err += b_e
