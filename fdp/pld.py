@@ -96,7 +96,12 @@ by composing: no per-step error accumulates beyond the per-curve ones.
    smaller. The terms k > K carry at most R = (A + B)ⁿ C(n, K+1) (B/(A + B))^{K+1} (the union
    bound on P[Bin(n, B/(A+B)) > K]), K the least with R ≤ 1e-3 × the grid's smallest tail: the
    pessimistic side puts R on its +∞ atom, the optimistic side drops them. The same bracket
-   is then [1.077292, 1.077328] (prv_accountant at eps_error 0.002: [1.0750, 1.0794]).
+   is then [1.077292, 1.077328] (prv_accountant at eps_error 0.002: [1.0750, 1.0794]). The
+   term with one rare step is split again by that step's loss (pieces of 1e-4 of the mass
+   above): the rare density can be log-convex over a long range (σ = 0.8). The deep grid
+   splits wherever points stay above 1e-4; the bulk grid only where its round-off would move
+   ε by more than ``tol``, at once if that happens above δ = :data:`LAZY_SPLIT_DELTA`, else for
+   the first query below the reach of the grid without it (``_Resplit``).
 5. **Choosing h.** The bracket width in ε is predicted before any FFT as R·Σ n_i D_i, where
    D_i is the difference of the mean losses of the two discretized measures of curve i and
    R = ε/σ² + 1/2. The R factor is the Gaussian-limit ratio of the loss density to |dδ/dε|, with
