@@ -1883,12 +1883,9 @@ def _fft_compose(
         def piece_stats(x: _Piece) -> tuple[np.ndarray, float]:
             """The piece's log-MGF bound on the t grid and its mean loss (to place tilts)."""
             if id(x) not in stats:
-                with np.errstate(divide="ignore"):
-                    lw = np.where(x.w > 0.0, np.log(np.maximum(x.w, 1e-320)), -np.inf)
                 m = float(x.w.sum())
-                ll = x.loss[: x.w.size]
-                stats[id(x)] = (log_mgf_bound(lw, ll, mgf[0]),
-                                float((x.w * ll).sum()) / m if m > 0 else 0.0)
+                stats[id(x)] = (x.log_mgf(mgf[0]),
+                                float((x.w * x.loss[: x.w.size]).sum()) / m if m > 0 else 0.0)
             return stats[id(x)]
 
         def add_term(counts: list[tuple[_Piece, int]], log_c: float) -> None:
