@@ -813,8 +813,11 @@ class _Component:
         b = max(1, min(16, self.w.size // 40_000))
         sd_n = math.sqrt(count * max(self.var, 0.0))
         b = max(1, min(b, 1 + int(0.1 * sd_n / (count * h))))
-        start = edges[0] + h * b * np.arange(-(-self.w.size // b))
-        self._blk = (start, start + h * (b - 1))
+        if b == 1:  # (the grid losses themselves: two more grid-sized arrays on deep grids)
+            self._blk = (edges, edges)
+        else:
+            start = edges[0] + h * b * np.arange(-(-self.w.size // b))
+            self._blk = (start, start + h * (b - 1))
         self._b = b
 
     @property
@@ -1926,31 +1929,37 @@ def _fft_compose(
             else:
                 add_term([(bulk, n0 - k), (rare, k)], log_c)
 
-    def split_side(side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def split_side(side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """The split composition's values, error bounds and wrap-around part per point: the
         sum over the terms of each term's value with the smallest bound over its tilts."""
-        tot, err, wrp = np.zeros(N), np.zeros(N), np.zeros(N)
+        lower = side == "lower"  # (the wrap-around part is the lower side's only)
+        tot, err, wrp = np.zeros(N), np.zeros(N), np.zeros(N) if lower else None
         # (memory: the transforms of the pieces several terms share are kept, those of a
         # piece of one term and the terms' wrap-around bounds go when the term is done: they
         # took 0.7 GB at σ = 0.6, p = 1e-5, T = 10⁶)
         cache: dict[Any, Any] = {}
         shared = {id(x) for piece in (bulk, rare) for x in (piece.w, piece.wo, piece.wc)}
         for i_t, (parts, log_c, ths) in enumerate(split_terms):
-            b_v, b_e, b_w = np.zeros(N), np.full(N, np.inf), np.zeros(N)
+            b_v, b_e = np.zeros(N), np.full(N, np.inf)
+            b_w = np.zeros(N) if lower else None
             for theta in ths:
                 vals, e_m = one_tilt(side, theta, parts, log_c, cache)
                 vals[need:] = 0.0
                 e_m[need:] = 0.0
                 take = e_m < b_e
                 b_v[take], b_e[take] = vals[take], e_m[take]
-                b_w[take] = alias.pop((theta, id(parts)))[take] if theta > 0.0 else 0.0
-                del vals, e_m, take
+                a_t = alias.pop((theta, id(parts)), None) if theta > 0.0 else None
+                if b_w is not None:
+                    b_w[take] = a_t[take] if a_t is not None else 0.0
+                del vals, e_m, take, a_t
             later = {th for _, _, t in split_terms[i_t + 1:] for th in t}
             for key in [k for k in cache if k[0] not in shared or k[1] not in later]:
                 del cache[key]
             tot += b_v
             err += b_e
-            wrp += b_w
+            if wrp is not None:
+                wrp += b_w
+            del b_v, b_e, b_w
         # (the sum of K + 1 terms: rounding ≤ K u per point, relative to the sum of sizes)
         err += len(split_terms) * _U * np.abs(tot) * 1.01
         return tot, err, wrp
@@ -1959,11 +1968,16 @@ def _fft_compose(
         s_v, s_e, s_w = split_side(side)
         take = s_e < best_err
         best[take], best_err[take] = s_v[take], s_e[take]
-        if side == "lower":
+        if s_w is not None:
             wrap[take] = s_w[take]
         return bool(take.any())
 
     r_lower = 0.0  # mass of the split's dropped terms, moved to the lower side's +∞ atom
+    for key in [k for k in alias if split_terms and k != max(thetas)]:
+        # (memory, at the split's peak: the wrap-around bounds of the tilts in use are read
+        # again only by the optimistic side, which recomputes them; the steepest's is read
+        # below)
+        del alias[key]
     if split_terms and use_split("lower", best, best_err):
         r_lower = math.exp(split[2]) if split is not None else 0.0
         q_inf_lo = min(1.0, q_inf_lo + r_lower * (1.0 + 1e-12))

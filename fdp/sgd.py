@@ -441,6 +441,8 @@ class _SymmetricMin(Bracketed):
             hit = self._screen_curves.get(key)
             if hit is None:
                 hit = _fast_power(grids, step, theta)[0]
+                for g, _ in grids:  # (its squares serve an accountant's epochs, not a screen)
+                    g.release()
                 # (one tilt per level kept: queries come in runs)
                 self._screen_curves = {k: v for k, v in self._screen_curves.items()
                                        if k[0] != level}

@@ -381,6 +381,11 @@ def test_spectrum_power_from_kept_squares_is_repeated_squaring_bit_for_bit() -> 
             assert np.array_equal(got, _cpow(z, n))
             for stop in (1, 100, 3000):  # (a prefix: the frequencies _fast_power bounds)
                 assert np.array_equal(g.power(n_fft, 0.0, n, stop), got[:stop])
+            # squares kept for a short prefix, then a longer one asked: made again, the same
+            fresh = _StepGrid(Mixture(fdp.Gaussian(0.9), 0.004), 2.0**-12)
+            assert np.array_equal(fresh.power(n_fft, 0.0, n, 50), got[:50])
+            assert np.array_equal(fresh.power(n_fft, 0.0, n, 2000), got[:2000])
+            assert np.array_equal(fresh.power(n_fft, 0.0, n), got)
             for k in (0, 1, 2, 3, 7, 20, 60):
                 exact = mpmath.mpc(complex(z[k])) ** n
                 err = abs(mpmath.mpc(complex(got[k])) - exact)

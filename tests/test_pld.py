@@ -732,3 +732,52 @@ def test_piled_mass_offset_is_searched_and_both_measures_stay_on_their_side() ->
     big = Mixture(fdp.Gaussian(1e4), 0.5)
     a = pld._atoms(big)
     assert pld._piled_offset(big, big, 0.37, 0.123, a) == 0.123
+
+
+def test_refinement_releases_the_unbuilt_optimistic_side_and_survives_a_failed_build() -> None:
+    # The bulk grid's optimistic side is built lazily, and its builder holds the whole FFT state
+    # (0.3 GB on a sparse long run). A refinement to the deep grid releases it before building
+    # (peak RSS of dpsgd(0.8, 1e-5, 1e6).epsilon(1e-20): 1.10 → 0.93 GB). If that build fails,
+    # the refinement stays pending, and asking for the optimistic side builds it: still a
+    # certified bracket. Reference: G_0.1^{⊗100} = G_1 (closed form, gdp.delta).
+    import gc
+    import weakref
+
+    from fdp import gdp
+
+    h = fdp.compose(fdp.Gaussian(0.1), repeat=100, numeric=True)
+    h.epsilon(1e-5)  # (the lower side only: the upper is still a builder)
+    assert not isinstance(h._upper, fdp.TradeOff)
+    dead = weakref.ref(h._upper)
+    build = h._refine
+    seen: dict[str, bool] = {}
+
+    def failing() -> fdp.TradeOff:
+        gc.collect()
+        seen["released"] = dead() is None
+        raise MemoryError("simulated")
+
+    h._refine = failing
+    with pytest.raises(MemoryError):
+        h.epsilon(1e-25)
+    assert seen == {"released": True}
+    assert h._refine is failing  # (still pending)
+    h._refine = build
+    eps = np.array([0.5, 1.0, 2.0, 4.0, 6.0])
+    exact = np.asarray(gdp.delta(1.0, eps), dtype=float)
+    up = h._side_upper()  # (the refinement built now: both sides from the refined grid)
+    assert isinstance(h._upper, fdp.TradeOff) and h._refine is not failing
+    assert np.all(np.asarray(up.delta(eps)) <= exact * (1 + 1e-12))
+    assert np.all(exact <= np.asarray(h.delta(eps)) * (1 + 1e-12))
+    lo, hi = h.epsilon_bracket(1e-25)  # the refinement, now built
+    ref = float(gdp.epsilon(1.0, 1e-25))
+    assert lo <= ref <= hi and hi - lo <= 1e-2 * ref
+
+
+def test_dpsgd_screens_keep_no_squares() -> None:
+    # The remove direction's screens raise each step's spectrum to the n-th power; the squares
+    # kept for an accountant's next epoch are dropped (0.17 GB at σ = 0.8, p = 1e-5, T = 1e6).
+    h = fdp.dpsgd(1.1, 256 / 60000, 2000)
+    h.epsilon(1e-5)
+    assert h._screen_grids  # (a screen was asked)
+    assert all(not g._squares for grids in h._screen_grids.values() for g, _ in grids)
