@@ -955,7 +955,13 @@ class Accountant:
         """The lattice step h of the fast path: connect-the-dots moves each step's loss by about
         h²/8 (Doroshenko et al. 2022), which moves ε by about R Σ n h²/8 with R = ε/σ² + 1/2
         (σ² the composed loss variance; :mod:`fdp.pld`, step 5). h keeps that below FAST_TOL·ε
-        for 4× the current counts (a power of 2, so grids and spectra are reused until then)."""
+        for 4× the current counts (so grids and spectra are reused until then), on the ladder
+        2^k and 1.5·2^k: dyadic, so every grid loss h·k is exact in float64, and at most 1.5×
+        below that ideal step (with powers of 2 alone, up to 2×: a quarter of the discretization
+        error asked for, at twice the FFT length. The MNIST schedule then took 10 ms per query
+        instead of 6.6 and 122 ms for ε after each of 60 epochs instead of 89; over 45 DP-SGD
+        settings, ε's excess over the engine bracket's upper end is now 0.049 % at most, 0.039 %
+        before)."""
         from .pld import _moments
 
         mom = [(_moments(c), n) for c, n in items]
@@ -971,7 +977,10 @@ class Accountant:
 
         cur = self._fast_h
         if cur is None or cur > 1.2 * ideal(1.0):
-            cur = 2.0 ** math.floor(math.log2(min(max(ideal(4.0), 1e-6), 0.05)))
+            x = min(max(ideal(4.0), 1e-6), 0.05)
+            cur = 2.0 ** math.floor(math.log2(x))
+            if 1.5 * cur <= x:
+                cur *= 1.5
             self._fast_h = cur
         return cur
 
