@@ -425,12 +425,13 @@ class _SymmetricMin(Bracketed):
         at ε and above (the Chernoff tilt at ``eps``: the untilted FFT's round-off floor
         reaches 1e-5 in long runs), or None where it is not available (g given, or a step that
         does not fit the fast path)."""
-        from .fastpath import _fast_power, _StepGrid, chernoff_theta
+        from .fastpath import _fast_power, _StepGrid, chernoff_theta, dyadic_step
 
         items, h = self._f.info.get("items"), self._f.info.get("grid_step")
         if self._g is not None or not items or not h or level in self._screen_failed:
             return None
-        step = SCREEN_COARSENING[level] * float(h)
+        # (rounded down to a short dyadic step: the screen's grid losses are then exact)
+        step = dyadic_step(SCREEN_COARSENING[level] * float(h))
         try:
             grids = self._screen_grids.get(level)
             if grids is None:

@@ -9,6 +9,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import fdp
 from fdp.accountant import (
@@ -297,6 +299,9 @@ def test_tilted_fast_power_is_certified_where_the_untilted_one_is_floored() -> N
     # ε(1e-5) by MGF inversion (benchmarks/bench_extremes.py: DPSGD_REFS, independent of fdp)
     (2.0, 1e-3, 10**6, 2.142700559),
     (1.0, 1e-4, 10**6, 0.4592100062),
+    # (the fast path's step on its dyadic ladder, up to 1.5× below the step asked for)
+    (1.1, 256 / 60000, 14063, 2.381689726),
+    (0.8, 0.01, 10000, 10.05363477),
 ])
 def test_fast_path_meets_its_accuracy_in_long_runs(s: float, p: float, t: int, ref: float) -> None:
     # The fast path's untilted FFT has a round-off floor of 2e-4 in these runs, above δ, so
@@ -442,3 +447,34 @@ def test_shuffle_epoch_length_is_the_drop_last_one_even_near_an_integer() -> Non
     # three epochs of the per-epoch shuffle guarantee the accountant documents for σ = 1
     per_epoch = Accountant().step(1.0, p, sampling="shuffle", steps=2).mu()
     assert mu == pytest.approx(math.sqrt(3.0) * per_epoch, rel=1e-12)
+
+
+@given(st.floats(min_value=1e-12, max_value=1e3, allow_nan=False, allow_infinity=False),
+       st.integers(min_value=-(2**44), max_value=2**44))
+def test_dyadic_step_is_below_h_and_its_lattice_is_exact(h: float, k: int) -> None:
+    # The fast path composes on the lattice hℤ and discretizes each step at the float grid
+    # losses h·k: they must be the lattice points themselves (exact rationals, fractions.Fraction).
+    from fractions import Fraction
+
+    from fdp.fastpath import _short_dyadic, dyadic_step
+
+    d = dyadic_step(h)
+    assert 0.75 * h < d <= h
+    assert _short_dyadic(d)
+    assert Fraction(d * k) == Fraction(d) * k
+
+
+def test_dpsgd_screens_and_accountant_steps_are_short_dyadic() -> None:
+    from fdp.fastpath import _short_dyadic
+
+    h = fdp.dpsgd(1.1, 256 / 60000, 2000)
+    h.epsilon(1e-5)
+    steps = [g.loss[1] - g.loss[0] for grids in h._screen_grids.values() for g, _ in grids]
+    assert steps and all(_short_dyadic(float(s)) for s in steps)
+    acc = Accountant().step(1.1, 256 / 60000, steps=2000)
+    acc.epsilon(1e-5)
+    assert acc._fast_h is not None and _short_dyadic(acc._fast_h)
+    with pytest.raises(ValueError, match="dyadic"):
+        from fdp.fastpath import _StepGrid
+
+        _StepGrid(fdp.Gaussian(1.0), 0.1)
