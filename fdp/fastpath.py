@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ._numerics import UNIT_ROUNDOFF
+from ._numerics import TINY, UNIT_ROUNDOFF
 from .pld import _ETA_FFT
 from .tradeoff import TradeOff
 
@@ -399,11 +399,93 @@ class _MassCurve:
         d = np.atleast_1d(np.asarray(delta, dtype=float))
         i0 = self._start(float(np.max(d)))
         if d.size == 1:
-            e = self._epsilon_window(float(d[0]), i0)
+            e = self._epsilon_checked(float(d[0]), i0)
+            if e is None:
+                e = self._epsilon_window(float(d[0]), i0)
             if e is not None:
                 return np.full(1, e) if np.ndim(delta) else e
         out = np.maximum(self._pr(i0).epsilon(d), 0.0)
         return out if np.ndim(delta) else float(out[0])
+
+    def _epsilon_checked(self, delta: float, i0: int) -> float | None:
+        """ε(δ) from suffix sums of the masses above ``i0``, certified by a bound checked at
+        the answer. On [ℓ_{j−1}, ℓ_j) the measure's δ(ε) = q_∞ + A_j − e^ε B_j with
+        A_j = Σ_{i≥j} q_i and B_j = Σ_{i≥j} q_i e^{−ℓ_i} (masses nonnegative). Both sums are
+        bounded from their computed values: recursive summation of m nonnegative terms is within
+        γ_{m−1} of the sum (Higham 2002, §4.2), each e^{−ℓ_i} and product within 2u, so
+        A_j ≤ Â_j (1 + 1.01 (m + 2)u) and B_j ≥ B̂_j (1 − 1.01 (m + 4)u); e^ε is within 2u and
+        the two final operations within 2u of their magnitudes. So
+        D(ε) = q_∞ + Â_j(1 + ·) − e^ε(1 − 2u) B̂_j(1 − ·), plus 4u times the magnitudes, is an
+        upper bound on δ(ε) (less (m + 1) times the least subnormal inside B̂, for products
+        that are subnormal), and D(ε) ≤ δ means ε(δ) ≤ ε (δ(·) is non-increasing). The
+        answer solves q_∞ + Â_j − e^ε B̂_j = δ′ on the segment where that crosses (found by
+        bisection on j), δ′ being δ less the bound's allowance there, and is then checked;
+        four times the margin on a second try. None where both fail, or the answer lies at or
+        below loss[i0] (the profile answers). Cancellation in A − e^ε B costs the bound about
+        (m + 4)u (A + e^ε B), within 1e-9 of δ where A ≲ 10⁴ δ. A per-epoch query of the
+        MNIST schedule: 0.15 ms instead of the merged window's 0.5 ms."""
+        q, loss = self._q[i0:], self._loss[i0:]
+        m = q.size
+        tail = self._q_tail
+        if m < 2 or tail is None or not 0.0 < delta < 1.0 or float(loss[-1]) >= 700.0:
+            return None  # (losses ≥ 700: e^ε would overflow; the profile answers)
+        qi = self._q_inf
+        a = tail[i0:]  # q_∞ + Σ_{i≥j} q_i as computed (m + 1 entries, the last q_∞)
+        with np.errstate(under="ignore"):
+            b = np.cumsum((q * np.exp(-loss))[::-1])[::-1]  # B̂_j
+        up_a = 1.0 + 1.01 * (m + 3) * _U
+        lo_b = 1.0 - 1.01 * (m + 4) * _U - 2.0 * _U
+        # (e^{−ℓ} > e^{−700} is a normal number; a product q e^{−ℓ} may be subnormal, off by
+        # up to half the least subnormal each: charged absolutely)
+        lo_abs = (m + 1) * TINY
+
+        def bound(eps: float, k: int) -> float:
+            """D(ε) for ε in [ℓ_{k−1}, ℓ_k) (k = m: only q_∞ above)."""
+            if k >= m:
+                return qi * (1.0 + 2.0 * _U)
+            ee = math.exp(eps) * (1.0 - 2.0 * _U)
+            big = float(a[k]) * up_a
+            sub = ee * max(float(b[k]) * lo_b - lo_abs, 0.0)
+            return (big - sub) + 4.0 * _U * (big + sub)
+
+        def delta_at(k: int) -> float:  # q_∞ + Â − e^ℓ B̂ at the grid loss ℓ_k (masses above)
+            return float(a[k + 1]) - math.exp(min(float(loss[k]), 700.0)) * (
+                float(b[k + 1]) if k + 1 < m else 0.0)
+
+        def crossing(target: float) -> int:
+            """The least j in [0, m) with δ(ℓ_j) ≤ target (m if none), by bisection."""
+            lo, hi = 0, m
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if delta_at(mid) <= target:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            return lo
+
+        j = crossing(delta)
+        if j == 0 or j >= m:  # (at or below loss[i0], or above the last loss)
+            return None
+        allow = 1.01 * (m + 8) * _U * 2.0 * float(a[j]) + 1e-13 * delta
+        for margin in (allow, 4.0 * allow):
+            target = delta - margin
+            if not target > qi:
+                return None
+            j = crossing(target)
+            if j == 0 or j >= m:
+                return None
+            # ε on [ℓ_{j−1}, ℓ_j]: q_∞ + Â_j − e^ε B̂_j = target (Â_j holds q_∞)
+            num = float(a[j]) - target
+            if float(b[j]) > 0.0 and num > 0.0:
+                eps = math.log(num / float(b[j]))
+                eps = min(max(eps, float(loss[j - 1])), float(loss[j]))
+            else:
+                eps = float(loss[j])
+            eps = math.nextafter(eps, math.inf)
+            k = int(np.searchsorted(loss, eps, side="right"))  # first loss above ε
+            if bound(eps, k) <= delta:
+                return max(eps, 0.0)
+        return None
 
     def _epsilon_window(self, delta: float, i0: int) -> float | None:
         """ε(δ) from the masses between the start ``i0`` and the first grid loss ℓ_k at which

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import fdp
@@ -478,3 +478,31 @@ def test_dpsgd_screens_and_accountant_steps_are_short_dyadic() -> None:
         from fdp.fastpath import _StepGrid
 
         _StepGrid(fdp.Gaussian(1.0), 0.1)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(min_value=2, max_value=3000), st.floats(min_value=1e-3, max_value=0.5),
+       st.floats(min_value=0.05, max_value=8.0), st.sampled_from([0.0, 1e-15, 1e-9]),
+       st.floats(min_value=-13.0, max_value=-0.5), st.integers(min_value=0, max_value=2**31))
+def test_checked_epsilon_holds_the_exact_epsilon_from_above(
+    n: int, h: float, decay: float, q_inf: float, log_delta: float, seed: int
+) -> None:
+    # _MassCurve's scalar ε(δ): a candidate from suffix sums, accepted only where a bound on δ
+    # at it (its rounding charged) is at most δ. Against a math.fsum bisection (no fdp code):
+    # never below the exact ε of the masses, and within 1e-9 where it answers.
+    from fdp.fastpath import _MassCurve
+
+    rng = np.random.default_rng(seed)
+    loss = h * (1 + np.arange(n))
+    q = 10.0 ** rng.uniform(-16, 0, n) * np.exp(-decay * loss)
+    q *= 0.9 / q.sum()
+    delta = 10.0**log_delta
+    assume(delta > 2.0 * q_inf)  # (below q_∞, ε = ∞; the reference bisects on finite losses)
+    curve = _MassCurve(q, loss, q_inf)
+    i0 = curve._start(delta)
+    got = curve._epsilon_checked(delta, i0)
+    ref = _fsum_epsilon(q, loss, q_inf, delta)
+    if got is not None:
+        assert got >= ref * (1 - 1e-13), (got, ref)
+        assert got <= ref * (1 + 1e-9) + 1e-12, (got, ref)
+    assert ref * (1 - 1e-13) <= curve.epsilon(delta) <= ref * (1 + 1e-9) + 1e-12
