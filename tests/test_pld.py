@@ -763,6 +763,11 @@ def test_refinement_releases_the_unbuilt_optimistic_side_and_survives_a_failed_b
     assert seen == {"released": True}
     assert h._refine is failing  # (still pending)
     h._refine = build
+    import pickle
+
+    h2 = pickle.loads(pickle.dumps(h))  # (pickling builds the pending refinement's sides)
+    lo2, hi2 = h2.epsilon_bracket(1e-25)
+    assert lo2 <= float(gdp.epsilon(1.0, 1e-25)) <= hi2
     eps = np.array([0.5, 1.0, 2.0, 4.0, 6.0])
     exact = np.asarray(gdp.delta(1.0, eps), dtype=float)
     up = h._side_upper()  # (the refinement built now: both sides from the refined grid)
