@@ -2038,26 +2038,39 @@ def _fft_compose(
         out["q_inf_upper"] = math.exp(min(log_f + grow, 0.0)) * -math.expm1(-grow)
     out["slack"] = sum(c.count * c.slack for c in comps if not c.coupled)
     if out["slack"] > 0.0:
-        # where the slack is charged matters far in the tail: δ there is far below the sum
-        p_inf = sum(c.count * max(c.q_inf, c.qc_inf, c.qo_inf) for c in comps)
-        edges = np.linspace(float(loss[0]), float(loss[-1]), 513)
-        above = None
-        if out["slack"] > 1e-30 and not any(c.coupled for c in comps):
-            above = _tail_from_profile(out["lower"][:need], out["err_lower"][:need],
-                                       loss[:need], out["q_inf_lower"] + tau, out["slack"])
-        steps = np.minimum(_slack_steps(comps, mgf, p_inf, edges, above), out["slack"])
-        for _ in range(2 if above is not None else 0):
-            # the excess of any sum of the steps (but one) is at most the lift just bounded:
-            # charged where it sits instead of as the total slack S e^S, the tail bound falls
-            # by the factor n·s each round (dpsgd(0.8, 1e-5, 10⁶): S = 8.9e-7 floored the
-            # optimistic δ near 1e-13, so ε(1e-20) read [0.109, 1.22])
-            j = np.searchsorted(edges, loss[:need], side="right") - 1
-            lift = np.where(j >= 0, steps[np.maximum(j, 0)], out["slack"])
-            above = _tail_from_profile(out["lower"][:need], out["err_lower"][:need],
-                                       loss[:need], out["q_inf_lower"] + tau, out["slack"],
-                                       lift=lift)
-            steps = np.minimum(steps, _slack_steps(comps, mgf, p_inf, edges, above))
-        out["slack_steps"] = (edges, steps)
+
+        def slack_steps(floor: float) -> tuple[np.ndarray, np.ndarray]:
+            """The optimistic side's lift per ε (run when the upper curve is built). ``floor``:
+            the smallest δ this grid answers (0: every δ)."""
+            slack = out["slack"]
+            # where the slack is charged matters far in the tail: δ there is far below the sum
+            p_inf = sum(c.count * max(c.q_inf, c.qc_inf, c.qo_inf) for c in comps)
+            edges = np.linspace(float(loss[0]), float(loss[-1]), 513)
+            above = None
+            # (the rounds below only where the total slack could move an answer of this grid:
+            # not where S e^S is below 1e-2·tol of the smallest δ it answers, which lowers
+            # the optimistic δ there by 1e-5 of itself at most. Laplace(0.1)^1000: S = 1.1e-13
+            # on a grid that answers δ ≥ 3.4e-8; the rounds were a fifth of its time)
+            far = tol is None or floor <= 0.0 or slack * math.exp(min(slack, 1.0)) > (
+                1e-2 * tol * floor)
+            if slack > 1e-30 and far and not any(c.coupled for c in comps):
+                above = _tail_from_profile(out["lower"][:need], out["err_lower"][:need],
+                                           loss[:need], out["q_inf_lower"] + tau, slack)
+            steps = np.minimum(_slack_steps(comps, mgf, p_inf, edges, above), slack)
+            for _ in range(2 if above is not None else 0):
+                # the excess of any sum of the steps (but one) is at most the lift just
+                # bounded: charged where it sits instead of as the total slack S e^S, the tail
+                # bound falls by the factor n·s each round (dpsgd(0.8, 1e-5, 10⁶): S = 8.9e-7
+                # floored the optimistic δ near 1e-13, so ε(1e-20) read [0.109, 1.22])
+                j = np.searchsorted(edges, loss[:need], side="right") - 1
+                lift = np.where(j >= 0, steps[np.maximum(j, 0)], slack)
+                above = _tail_from_profile(out["lower"][:need], out["err_lower"][:need],
+                                           loss[:need], out["q_inf_lower"] + tau, slack,
+                                           lift=lift)
+                steps = np.minimum(steps, _slack_steps(comps, mgf, p_inf, edges, above))
+            return edges, steps
+
+        out["_slack_steps"] = slack_steps
     n_a = sum(c.count for c in comps if c.coupled)
     out["shift"] = _coupling_shift(n_a, h)
     # the coupling fails with probability η, or where a coupled step's loss left its grid
@@ -2145,6 +2158,8 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
         q_inf += unacc
         unacc = 0.0
     steps = None
+    if side == "upper" and "_slack_steps" in res:  # (computed on first use)
+        res["slack_steps"] = res.pop("_slack_steps")(float(res.get("answer_floor", 0.0)))
     if side == "upper" and "slack_steps" in res:
         e, v = res["slack_steps"]
         steps = (e, v + (res["tau"] + res["eta"]))
@@ -2455,6 +2470,9 @@ def compose_numeric(
         if reach > DEEP_DELTA:  # (sparse long runs: dpsgd(0.6, 1e-5, 10⁶) 4 → 8 s split)
             info["min_delta"] = reach
             refine = _Resplit(items, tol)
+    # the smallest δ this grid answers (its optimistic side's slack rounds depend on it; the
+    # curves themselves, ``lower``/``upper``, come from the deep grid)
+    res["answer_floor"] = 0.0 if refine is None else float(info.get("min_delta", DEEP_DELTA))
     inverse = _EngineInverse(items, tol, grid_step)
     from .tails import SampledCountBound, TailBound
 
