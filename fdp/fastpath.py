@@ -60,7 +60,8 @@ def dyadic_step(h: float) -> float:
 
 
 def _short_dyadic(h: float) -> bool:
-    """Whether h = m·2^k with an odd m < 2^8 (every h·k with |k| < 2^45 exact in float64)."""
+    """Whether h = m·2^k with an integer m < 2^8 (every h·k with |k| < 2^45 is exact in
+    float64)."""
     m, _ = math.frexp(h)
     return (m * 2**8) == int(m * 2**8)
 
