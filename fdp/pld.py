@@ -165,7 +165,7 @@ from scipy import fft as sfft
 from scipy.optimize import isotonic_regression
 from scipy.signal import lfilter
 
-from ._numerics import TINY, UNIT_ROUNDOFF
+from ._numerics import TINY, UNIT_ROUNDOFF, norm_cdf
 from .numeric import DEEP_DELTA, Bracketed
 from .tradeoff import LossBins, PiecewiseLinear, TradeOff
 
@@ -728,7 +728,7 @@ def _piled_offset(lower: TradeOff, upper: TradeOff, h: float, offset: float,
                 return offset  # (a real point mass: aligned is best)
             lo, hi = a - 128.0 * h, a + 128.0 * h
         else:
-            q25, q75 = _support(upper, 0.25)
+            q25, q75 = _quartiles(upper)
             if not (q75 - q25 < PILE_STEPS * h):
                 return offset
             lo, hi = q25 - 64.0 * h, q75 + 192.0 * h
@@ -739,6 +739,36 @@ def _piled_offset(lower: TradeOff, upper: TradeOff, h: float, offset: float,
         drifts = [_local_drift(lower, upper, h, o, lo, hi) for o in cands]
     ok = [(d, i) for i, d in enumerate(drifts) if math.isfinite(d)]
     return cands[min(ok)[1]] if ok else offset
+
+
+def _quartiles(c: TradeOff) -> tuple[float, float]:
+    """An interval holding the middle half of c's Q-mass of the loss (to tell where it piles up;
+    any answer is certified, this only chooses an offset). For the add pair of a
+    Poisson-subsampled Gaussian, p G_μ + (1 − p) Id, in closed form: its loss
+    ℓ(x) = log(1 − p + p e^{μx − μ²/2}) increases in one coordinate x with Q-distribution
+    F(x) = (1 − p) Φ(x) + p Φ(x − μ), so the quartiles are ℓ(F⁻¹(1/4)) and ℓ(F⁻¹(3/4)) (F
+    inverted by Brent's method; the bisection over 3 × 4001 bins took 0.7 ms of a 30 ms DP-SGD
+    query). Otherwise :func:`_support` at tail 1/4."""
+    from scipy.optimize import brentq
+
+    from .families import Gaussian
+    from .operations import Mixture
+
+    if not (type(c) is Mixture and type(c.base) is Gaussian and 0.0 < c.p < 1.0
+            and 0.0 < c.base.mu < 1e3):
+        return _support(c, 0.25)
+    p, mu = c.p, c.base.mu
+
+    def cdf(x: float, q: float) -> float:
+        return (1.0 - p) * float(norm_cdf(x)) + p * float(norm_cdf(x - mu)) - q
+
+    lo, hi = -10.0, mu + 10.0  # (F(−10) < 1e-23, F(μ + 10) > 1 − 1e-23)
+
+    def loss(x: float) -> float:
+        return float(np.logaddexp(math.log1p(-p), math.log(p) + mu * x - 0.5 * mu * mu))
+
+    return (loss(brentq(cdf, lo, hi, args=(0.25,), xtol=1e-12)),
+            loss(brentq(cdf, lo, hi, args=(0.75,), xtol=1e-12)))
 
 
 def _offsets(atoms: list[tuple[np.ndarray, np.ndarray]], h: float) -> list[float]:

@@ -786,3 +786,21 @@ def test_dpsgd_screens_keep_no_squares() -> None:
     h.epsilon(1e-5)
     assert h._screen_grids  # (a screen was asked)
     assert all(not g._squares for grids in h._screen_grids.values() for g, _ in grids)
+
+
+@pytest.mark.parametrize("mu,p", [(1 / 1.1, 256 / 60000), (1.25, 0.01), (2.0, 1e-5), (0.5, 0.3)])
+def test_subsampled_gaussian_quartiles_hold_the_middle_half(mu: float, p: float) -> None:
+    # _piled_offset's quartiles of the add pair's loss in closed form: mapped back to the
+    # coordinate x (ℓ = log(1 − p + p e^{μx − μ²/2})) in mpmath at 40 digits, the Q-mass below
+    # each is 1/4 and 3/4, Q = (1 − p) N(0, 1) + p N(μ, 1); and they lie inside the interval
+    # the bin bisection gives.
+    c = Mixture(fdp.Gaussian(mu), p)
+    q25, q75 = pld._quartiles(c)
+    with mpmath.workdps(40):
+        for val, want in ((q25, 0.25), (q75, 0.75)):
+            x = (mpmath.log((mpmath.exp(mpmath.mpf(val)) - (1 - mpmath.mpf(p))) / p)
+                 + mpmath.mpf(mu) ** 2 / 2) / mu
+            got = (1 - mpmath.mpf(p)) * mpmath.ncdf(x) + p * mpmath.ncdf(x - mu)
+            assert abs(float(got) - want) < 1e-9, (val, float(got))
+    lo, hi = pld._support_uncached(c, 0.25)
+    assert lo <= q25 <= q75 <= hi
