@@ -544,11 +544,13 @@ def _support_closed(c: TradeOff, tail: float) -> tuple[float, float] | None:
         return None
     p, mu = m.p, m.base.mu
     z = -float(ndtri(0.5 * tail))
+    return -_subsampled_loss(p, mu, z), -_subsampled_loss(p, mu, -z)
 
-    def loss(x: float) -> float:
-        return float(np.logaddexp(math.log1p(-p), math.log(p) + mu * x - 0.5 * mu * mu))
 
-    return -loss(z), -loss(-z)
+def _subsampled_loss(p: float, mu: float, x: float) -> float:
+    """The add pair's loss of a Poisson-subsampled Gaussian, p G_μ + (1 − p) Id, at the
+    coordinate x: log(1 − p + p e^{μx − μ²/2}) (increasing in x)."""
+    return float(np.logaddexp(math.log1p(-p), math.log(p) + mu * x - 0.5 * mu * mu))
 
 
 def _support_uncached(c: TradeOff, tail: float) -> tuple[float, float]:
@@ -763,12 +765,8 @@ def _quartiles(c: TradeOff) -> tuple[float, float]:
         return (1.0 - p) * float(norm_cdf(x)) + p * float(norm_cdf(x - mu)) - q
 
     lo, hi = -10.0, mu + 10.0  # (F(−10) < 1e-23, F(μ + 10) > 1 − 1e-23)
-
-    def loss(x: float) -> float:
-        return float(np.logaddexp(math.log1p(-p), math.log(p) + mu * x - 0.5 * mu * mu))
-
-    return (loss(brentq(cdf, lo, hi, args=(0.25,), xtol=1e-12)),
-            loss(brentq(cdf, lo, hi, args=(0.75,), xtol=1e-12)))
+    return (_subsampled_loss(p, mu, brentq(cdf, lo, hi, args=(0.25,), xtol=1e-12)),
+            _subsampled_loss(p, mu, brentq(cdf, lo, hi, args=(0.75,), xtol=1e-12)))
 
 
 def _offsets(atoms: list[tuple[np.ndarray, np.ndarray]], h: float) -> list[float]:
