@@ -2589,14 +2589,10 @@ class _Retilt:
         return compose_numeric(self.items, tol=self.tol, grid_step=None, tilted=True)
 
 
-class _Resplit:
+class _Resplit(_Retilt):
     """Rebuilds a tilted bulk (``FAST``) engine result with the binomial split of rare large
     losses (see :func:`_split_plan`), for queries below the reach of its round-off; ``deep``
     goes straight to the deep grid (which splits at once). Picklable."""
-
-    def __init__(self, items: list[tuple[TradeOff, int]], tol: float) -> None:
-        self.items, self.tol = items, tol
-        self.deep = _Deepen(items, tol)
 
     def __call__(self) -> TradeOff:
         return compose_numeric(self.items, tol=self.tol, grid_step=None, tilted=True,
