@@ -398,14 +398,24 @@ def group(f: TradeOff, k: int) -> TradeOff:
     """Group privacy: an f-DP mechanism is [1 − (1 − f)^{∘k}]-DP for groups of size k
     (DRS Thm 2.14), where (1 − f)^{∘2}(α) = 1 − f(1 − f(α)).
 
-    Exact for G_μ (G_{kμ}, DRS Cor 2.15) and for piecewise-linear curves (f_{ε,δ}: the operator's
-    exact PL result, tighter than the classical f_{kε, δ(1 + e^ε + … + e^{(k−1)ε})}); bracketed
-    otherwise.
+    Exact for G_μ (G_{kμ}, DRS Cor 2.15), for L_μ (L_{kμ}, below) and for piecewise-linear
+    curves (f_{ε,δ}: the operator's exact PL result, tighter than the classical
+    f_{kε, δ(1 + e^ε + … + e^{(k−1)ε})}); bracketed otherwise.
+
+    **Laplace.** L_μ(α) = F(F⁻¹(1 − α) − μ) with F the standard Laplace CDF (the test
+    "reject when x > t" is most powerful: the likelihood ratio of Lap(μ, 1) to Lap(0, 1) is
+    non-decreasing in x). Then 1 − L_μ(α) = 1 − F(F⁻¹(1 − α) − μ), so
+    L_μ(1 − L_μ(α)) = F(F⁻¹(1 − α) − 2μ) = L_{2μ}(α), and by induction
+    1 − (1 − L_μ)^{∘k} = L_{kμ}: the same shift argument as DRS Cor 2.15 for G_μ (theory §5).
+    Before, the general operator bracketed it, and a composition with it had no closed-form
+    tail bound: ``group(Laplace(1), 2) ⊗ G_1`` read ε = ∞ at δ = 1e-100.
 
     Examples
     --------
     >>> group(Gaussian(0.5), 3)
     Gaussian(mu=1.5)
+    >>> group(Laplace(0.5), 3)
+    Laplace(mu=1.5)
     >>> g = group(EpsDelta(1.0, 0.0), 2)
     >>> round(float(g.epsilon(0.0)), 12)
     2.0
@@ -415,8 +425,15 @@ def group(f: TradeOff, k: int) -> TradeOff:
         raise TypeError(f"f must be a TradeOff, got {type(f).__name__}")
     if k == 1 or isinstance(f, Identity):
         return f
-    if isinstance(f, Gaussian):
+    if isinstance(f, Gaussian) and math.isfinite(k * f.mu):
         return Gaussian(k * f.mu)
+    if type(f) is Laplace and math.isfinite(k * f.mu):
+        return Laplace(k * f.mu)
+    return _group_general(f, k)
+
+
+def _group_general(f: TradeOff, k: int) -> TradeOff:
+    """The operator 1 − (1 − f)^{∘k} without the closed forms (see :func:`group`)."""
     if isinstance(f, PiecewiseLinear) and _group_overflows(f, k):
         return Bracketed(
             _group_fallback(f, k), f, name=f"group({f!r}, {k})",
