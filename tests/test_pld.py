@@ -829,3 +829,19 @@ def test_subsampled_gaussian_quartiles_hold_the_middle_half(mu: float, p: float)
             assert abs(float(got) - want) < 1e-9, (val, float(got))
     lo, hi = pld._support_uncached(c, 0.25)
     assert lo <= q25 <= q75 <= hi
+
+
+@pytest.mark.parametrize(
+    "shape", [(1, 1, 1), (5, 3, 2), (64, 256, 48), (1000, 7, 31), (3, 300, 500)]
+)
+def test_small_matmul_is_the_product(shape: tuple[int, int, int]) -> None:
+    """The blocked product (kept on the calling thread) equals numpy's, row for row: each
+    block multiplies the same rows by the same matrix (against math.fsum on a few entries)."""
+    m, k, n = shape
+    rng = np.random.default_rng(m * 7 + k)
+    c, z = rng.random((m, k)), rng.random((k, n))
+    got = pld._small_matmul(c, z)
+    assert got.shape == (m, n)
+    for i, j in [(0, 0), (m - 1, n - 1), (m // 2, n // 3)]:
+        assert got[i, j] == pytest.approx(math.fsum(c[i] * z[:, j]), rel=1e-14)
+    np.testing.assert_allclose(got, c @ z, rtol=1e-14)
