@@ -14,7 +14,7 @@ import numpy as np
 
 from . import gdp
 from ._checks import check_scalar
-from ._numerics import UNIT_ROUNDOFF, norm_cdf, norm_hazard, norm_isf, norm_sf
+from ._numerics import TINY, UNIT_ROUNDOFF, norm_cdf, norm_hazard, norm_isf, norm_sf
 from .tradeoff import LossBins, PiecewiseLinear, TradeOff
 
 __all__ = ["Gaussian", "EpsDelta", "Laplace", "Identity"]
@@ -278,15 +278,22 @@ class Laplace(TradeOff):
                 x = np.exp(m) * alpha
                 left = 1.0 - x
                 left = left - 4.0 * u * (x + np.abs(left))
-            else:
-                left = np.where(alpha == 0, 1.0, 0.0)
+            else:  # (e^μ overflows: e^{μ + log α}, below 1/2 where this branch is taken; it
+                # was 0, a valid but useless bound: L_800(1e-350) is 1 − 1e-2)
+                la = np.log(alpha)
+                x = np.exp(m + la)
+                left = 1.0 - x
+                left = left - 4.0 * u * (x + np.abs(left)) - 2.0 * u * x * (m + np.abs(la) + 1.0)
             # in log space: e^{−μ} alone is subnormal (few significant bits) for μ ≳ 708
             lg = np.log(4.0 * alpha)
             mid = np.exp(-m - lg) * np.maximum(1.0 - 2.0 * u * (m + np.abs(lg) + 1.0), 0.0)
             lr = np.log1p(-alpha)
             right = np.exp(-m + lr) * np.maximum(1.0 - 2.0 * u * (m + np.abs(lr) + 1.0), 0.0)
         out = np.where(alpha < em / 2.0, left, np.where(alpha <= 0.5, mid, right))
-        return np.where(alpha == 0.0, 1.0, np.maximum(out, 0.0))
+        # (below the normal range exp is within a subnormal ulp or so, which no relative
+        # margin reaches: L_800(2.07e-27) read 4.45e-322 for 4.42e-322; two ulps off, a no-op
+        # on normal values)
+        return np.where(alpha == 0.0, 1.0, np.maximum(out - 2.0 * TINY, 0.0))
 
     def inverse(self) -> Laplace:
         """L_μ is symmetric."""
