@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -152,3 +153,28 @@ def test_full_batch_dpsgd_both_sides(sampling: str, t: int, mu: float) -> None:
     7e-15 below (hunt 4). The upper side is now G_μ rounded the other way."""
     f = fdp.dpsgd(1.0, 1.0, t, sampling)
     check_curve(f, GaussRef(mu), f"dpsgd(1, 1, {t}, {sampling})")
+
+
+def test_gaussian_values_at_most_the_truth_at_extremes() -> None:
+    """G_μ(α) is a guarantee and must not exceed the truth. Its round-off margin uses the
+    normal hazard at w = Φ⁻¹(1 − α) − μ, whose log Φ(w) was clamped at log 1e-300: at
+    w = −37.2 the hazard read 0.12 for 37 and G_37.8(0.2706) was 3e-14 above the truth;
+    subnormal values were a subnormal ulp above it (a helper's hunt). mpmath closed form at
+    the float inputs, for μ where G_μ(α) crosses the bottom of the float range."""
+    from ._ref import M
+
+    bad = []
+    rng = np.random.default_rng(5)
+    mus = [29.79977900448395, 32.74076320802878, 37.37977181765765, 37.82498321140016, 38.3, 10.0]
+    for mu in mus:
+        ref = GaussRef(mu)
+        alphas = [0.2706402915347306, 0.6149851685539848, 0.9999991712869921, 0.9999999999999636,
+                  *rng.uniform(0.0, 1.0, 12).tolist()]
+        for a in alphas:
+            got = float(fdp.Gaussian(mu)(a))
+            want = ref.beta(a)
+            if M(got) > want:
+                bad.append(f"Gaussian({mu})({a!r}) = {got!r} > {mp.nstr(want, 20)}")
+            elif want > M(1e-290) and M(got) < want * (1 - M(1e-9)):
+                bad.append(f"Gaussian({mu})({a!r}) = {got!r} far below {mp.nstr(want, 20)}")
+    assert not bad, "\n".join(bad)
