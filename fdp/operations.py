@@ -824,24 +824,62 @@ class Subsampled(TradeOff):
             small = np.where(t == 0.0, 0.0, em * t)
         return np.where(t < 0.5 / max(em, 1.0), small, 1.0 - np.asarray(f(t)))
 
+    def _base_rel(self) -> float:
+        """A bound on the relative error of f(t) and of 1 − f(t) as computed for t ∈ (0, x*]
+        (:meth:`_right`): G_μ's margin 4u(1 + 2 hz (|z| + μ + 1)) (:class:`fdp.Gaussian`) with
+        the hazard hz ≤ |w| + 1 ≤ μ + 40 and |z| ≤ 39 over the floats; L_μ's exponentials of
+        arguments up to μ + 745 in size are within 2u(μ + 746)."""
+        mu = float(self.base.mu)  # type: ignore[attr-defined]  # G_μ or L_μ
+        u = UNIT_ROUNDOFF
+        if isinstance(self.base, Gaussian):
+            return 8.0 * u * (1.0 + 2.0 * (mu + 41.0) ** 2)
+        return 8.0 * u * (mu + 750.0)
+
     def _right(self, alpha: np.ndarray) -> np.ndarray:
-        """f_p⁻¹(α) on [f_p(x*), 1]: the t ∈ [0, x*] with p (1 − f(t)) + (1 − p) t = 1 − α,
-        solved on the complements (1 − α is exact in float64 for α ≥ 1/2), by bisection on the
-        bit patterns of t (64 steps reach adjacent floats at every scale: near α = 1 the value
-        is tiny, where a bisection in t stopped at 2⁻⁶⁰ = 8.7e-19). Returns the lower end of the
-        final bracket, lowered by a relative 1e-13 (β rounded down, the guarantee side: the
-        closed forms' few ulps, which the flat tail of f amplifies, stay below it)."""
-        c = 1.0 - alpha
+        """f_p⁻¹(α) on [f_p(x*), 1]: the t ∈ [0, x*] with f_p(t) = p f(t) + (1 − p)(1 − t) = α,
+        by bisection on the bit patterns of t (64 steps reach adjacent floats at every scale),
+        rounded down (the guarantee side) with a certified sign test.
+
+        The residual r(t) = f_p(t) − α is formed where it keeps its precision: from f(t) as
+        p f(t) − (1 − p) t + s, s = (1 − p) − α with 1 − p as a double-double (exact where α
+        is near 1 − p, the steep part), where f(t) ≤ 1/2; from the complements as
+        (1 − α) − p (1 − f(t)) − (1 − p) t where f(t) > 1/2 (α near 1). A step moves the
+        lower end up only where r exceeds a bound on its round-off, so the result is at or
+        below the true f_p⁻¹(α). Before, the complements alone (1 − α rounded for α < 1/2, and
+        1 − f(t) near 1 where f(t) is tiny) gave ``subsample(Gaussian(30), 0.99)(0.01 + 1e-17)``
+        as x* = 3.7e-51 for the true 9.2e-102 (a helper's hunt against mpmath)."""
+        u = UNIT_ROUNDOFF
         p = self.p
+        rel = self._base_rel()
+        one_p = 1.0 - p
+        one_p_lo = (1.0 - one_p) - p  # 1 − p = one_p + one_p_lo exactly (both differences
+        # are exact by Sterbenz's lemma)
+        d0 = one_p - alpha
+        s_dir = d0 + one_p_lo
+        e_dir = u * (np.abs(d0) + np.abs(s_dir))  # (d0 is exact where α is within 2x of 1 − p)
+        c = 1.0 - alpha
+        e_c = np.where(alpha >= 0.5, 0.0, u * c)  # (exact for α ≥ 1/2)
         lo = np.zeros(alpha.shape, dtype=np.int64)
         hi = np.full(alpha.shape, np.float64(self.x_star).view(np.int64))
         for _ in range(64):
             mid = lo + (hi - lo) // 2
             t = mid.view(np.float64)
-            g = p * self._base_c(t) + (1.0 - p) * t
-            ok = g <= c  # f_p(t) ≥ α: t at or below the solution
+            fc = self._base_c(t)
+            with np.errstate(invalid="ignore"):
+                f = np.asarray(self.base._eval(t), dtype=float)
+            pt = one_p * t
+            direct = f <= 0.5
+            r = np.where(direct, p * f - pt + s_dir, c - p * fc - pt)
+            err = np.where(
+                direct,
+                p * f * (2.0 * rel + 2.0 * u) + pt * 2.0 * u + e_dir,
+                p * fc * (rel + 2.0 * u) + pt * 2.0 * u + e_c,
+            ) + 4.0 * u * np.abs(r) + 2.0 * TINY
+            ok = r > err  # f_p(t) > α for certain: t below the solution
             lo = np.where(ok, mid, lo)
             hi = np.where(ok, hi, mid)
+        # (lowered by the middle section's relative 1e-13 as well, so that the curve stays
+        # monotone and convex where the two meet at y*)
         return lo.view(np.float64) * (1.0 - 1e-13)
 
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
