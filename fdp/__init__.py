@@ -21,6 +21,7 @@ from __future__ import annotations
 from . import accountants, calibration, classical, clt, gdp, mechanisms, operations, plot, rdp, sgd
 from .accountant import Accountant, plan_sampling
 from .accountants import compare
+from .allocator import tune_allocator
 from .calibration import (
     calibrate_dpsgd,
     calibrate_gaussian,
@@ -90,4 +91,5 @@ __all__ = [
     "risk",
     "report",
     "PrivacyReport",
+    "tune_allocator",
 ]

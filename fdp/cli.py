@@ -980,6 +980,10 @@ def _check_repeats(argv: list[str]) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``fdp`` command line; returns the exit status."""
+    if argv is None:  # (the command, its own process: see fdp.allocator)
+        from .allocator import tune_allocator
+
+        tune_allocator()
     argv = list(sys.argv[1:] if argv is None else argv)
     # accept --json anywhere on the line
     as_json = "--json" in argv
