@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 import fdp
 
 from ._check import Collect, check_curve
-from ._ref import ONE, PL, M, dist, hull, mp, poisson, power, product, subsample, symmetrize
+from ._ref import ONE, PL, ZERO, M, dist, hull, mp, poisson, power, product, subsample, symmetrize
 from ._strategies import composition, dyadic_pair, sweep
 
 OPS = sweep(8)
@@ -597,3 +597,29 @@ def test_chord_curve_stays_above_near_the_identity() -> None:
     lo, hi = fdp.symmetrize(f).epsilon_bracket(d)
     assert delta_f(lo) >= d  # ε ≥ lo in truth
     assert delta_f(hi) <= d
+
+
+@pytest.mark.parametrize(("e", "d", "k"), [(0.5, 1e-5, 10), (0.5, 1e-300, 10), (1.0, 1e-3, 3),
+                                           (0.001, 0.1, 3), (5.0, 1e-10, 10)])
+def test_group_of_epsdelta_keeps_its_atom_on_the_safe_side(e: float, d: float, k: int) -> None:
+    """group(f_{ε,δ}, k) has a +∞ atom δ Σ_{j<k} e^{jε} (DRS Thm 2.14 on f_{ε,δ}; the classical
+    group δ): its δ beyond every finite loss (ε ≥ kε) is that atom, and read 1.9e-15 relative
+    low to nearest (a helper's hunt). mpmath, for the curve and its inverse."""
+    g = fdp.group(fdp.EpsDelta(e, d), k)
+    with mp.workdps(400):  # (1 − δ at δ = 1e-300)
+        ee, dd = M(e), M(d)
+
+        def f(a):  # noqa: ANN001, ANN202
+            return max(ZERO, 1 - dd - mp.exp(ee) * a, mp.exp(-ee) * (1 - dd - a))
+
+        b = f(ZERO)  # g_j(0) = f(1 − g_{j−1}(0)); the atom is 1 − g_k(0)
+        for _ in range(k - 1):
+            b = f(1 - b)
+        atom = 1 - b
+        if atom < 1:  # (δ Σ e^{jε} while that is below 1)
+            assert abs(atom - dd * mp.fsum(mp.exp(ee * j) for j in range(k))) < M(1e-30) or (
+                dd * mp.fsum(mp.exp(ee * j) for j in range(k)) > 1)
+        for eps in [k * e + 1.0, 2.0 * k * e + 5.0, 700.0]:
+            for curve in (g, g.inverse()):
+                got = M(float(curve.delta(eps)))
+                assert atom <= got <= atom * (1 + M(1e-11)), (eps, got, atom)
