@@ -623,3 +623,20 @@ def test_group_of_epsdelta_keeps_its_atom_on_the_safe_side(e: float, d: float, k
             for curve in (g, g.inverse()):
                 got = M(float(curve.delta(eps)))
                 assert atom <= got <= atom * (1 + M(1e-11)), (eps, got, atom)
+
+
+@pytest.mark.parametrize(("mu", "p", "eps"), [(0.5, 1e-8, 1.0), (0.5, 1e-8, 0.7), (1.0, 1e-12, 2.0),
+                                              (3.0, 1e-300, 0.5)])
+def test_mixture_delta_subnormal_rounded_up(mu: float, p: float, eps: float) -> None:
+    """p G_μ + (1 − p) Id's δ(ε) = p δ_G(log(1 + (e^ε − 1)/p)) (theory §7) below the normal
+    range: a relative margin cannot move a subnormal, and Mixture(G_0.5, 1e-8).delta(1) read
+    8.656e-321 for 8.65625e-321 (a helper's hunt). It must be ≥ the mpmath truth."""
+    from fdp.operations import Mixture
+
+    with mp.workdps(60):
+        m, q, e = M(mu), M(p), M(eps)
+        ep = mp.log(1 + mp.expm1(e) / q)
+        truth = q * (mp.ncdf(-ep / m + m / 2) - mp.exp(ep) * mp.ncdf(-ep / m - m / 2))
+        for curve in (Mixture(fdp.Gaussian(mu), p), fdp.subsample(fdp.Gaussian(mu), p)):
+            got = M(float(curve.delta(eps)))
+            assert got >= truth, (curve, got, truth)
