@@ -830,16 +830,21 @@ class Subsampled(TradeOff):
             small = np.where(t == 0.0, 0.0, em * t)
         return np.where(t < 0.5 / max(em, 1.0), small, 1.0 - np.asarray(f(t)))
 
-    def _base_rel(self) -> float:
-        """A bound on the relative error of f(t) and of 1 − f(t) as computed for t ∈ (0, x*]
-        (:meth:`_right`): G_μ's margin 4u(1 + 2 hz (|z| + μ + 1)) (:class:`fdp.Gaussian`) with
-        the hazard hz ≤ |w| + 1 ≤ μ + 40 and |z| ≤ 39 over the floats; L_μ's exponentials of
-        arguments up to μ + 745 in size are within 2u(μ + 746)."""
+    def _base_rel(self, t: np.ndarray) -> np.ndarray:
+        """A bound on the relative error of f(t) and of 1 − f(t) as computed at t ∈ (0, x*]
+        (:meth:`_right`): for G_μ, Φ at w = z − μ and at −w, z = Φ⁻¹(1 − t) and w within a few
+        ulps of |z| + μ, which moves log Φ(±w) by the hazard φ(w)/Φ(±w) ≤ |w| + 1 times that
+        (:class:`fdp.Gaussian`'s margin 4u(1 + 2 hz (|z| + μ + 1)) with that bound on hz); for
+        L_μ, exponentials of arguments within μ + |log t| + 2 in size, each within 2u of that
+        relative."""
         mu = float(self.base.mu)  # type: ignore[attr-defined]  # G_μ or L_μ
         u = UNIT_ROUNDOFF
-        if isinstance(self.base, Gaussian):
-            return 8.0 * u * (1.0 + 2.0 * (mu + 41.0) ** 2)
-        return 8.0 * u * (mu + 750.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if isinstance(self.base, Gaussian):
+                z = np.abs(norm_isf(t))
+                w = np.abs(z - mu)
+                return 4.0 * u * (1.0 + 2.0 * (w + 1.0) * (z + mu + 1.0))
+            return 8.0 * u * (mu + np.abs(np.log(np.maximum(t, TINY))) + 3.0)
 
     def _right(self, alpha: np.ndarray) -> np.ndarray:
         """f_p⁻¹(α) on [f_p(x*), 1]: the t ∈ [0, x*] with f_p(t) = p f(t) + (1 − p)(1 − t) = α,
@@ -856,7 +861,6 @@ class Subsampled(TradeOff):
         as x* = 3.7e-51 for the true 9.2e-102 (a helper's hunt against mpmath)."""
         u = UNIT_ROUNDOFF
         p = self.p
-        rel = self._base_rel()
         one_p = 1.0 - p
         one_p_lo = (1.0 - one_p) - p  # 1 − p = one_p + one_p_lo exactly (both differences
         # are exact by Sterbenz's lemma)
@@ -871,6 +875,7 @@ class Subsampled(TradeOff):
             mid = lo + (hi - lo) // 2
             t = mid.view(np.float64)
             fc = self._base_c(t)
+            rel = self._base_rel(t)
             with np.errstate(invalid="ignore"):
                 f = np.asarray(self.base._eval(t), dtype=float)
             pt = one_p * t

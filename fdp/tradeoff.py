@@ -1257,14 +1257,22 @@ class Inverse(TradeOff):
         return self.base
 
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
-        lo = np.zeros_like(alpha)
-        hi = np.ones_like(alpha)
-        for _ in range(60):  # invariant: f(hi) ≤ α; f(lo) > α unless lo = 0
-            mid = 0.5 * (lo + hi)
-            ok = np.asarray(self.base(mid)) <= alpha
+        """f⁻¹(α) = inf{t : f(t) ≤ α} by bisection on the bit patterns of t ∈ [0, 1] (64 steps
+        reach adjacent floats at every scale), returning the lower end: f(lo) > α as computed,
+        and f is computed at or below its true value (its own _eval rounds down), so lo lies
+        below the infimum, the guarantee side. Before, a bisection in t returned the upper
+        end, 2⁻⁶⁰ = 8.7e-19 above the truth at worst: Mixture(G_2, 0.1).inverse()(1 − 1e-16)
+        read 8.7e-19 for 1.6e-23 (a helper's hunt against mpmath)."""
+        alpha = np.asarray(alpha, dtype=float)
+        lo = np.zeros(alpha.shape, dtype=np.int64)
+        hi = np.full(alpha.shape, np.float64(1.0).view(np.int64))
+        for _ in range(64):  # invariant: f(hi) ≤ α; f(lo) > α unless lo = 0
+            mid = lo + (hi - lo) // 2
+            ok = np.asarray(self.base(mid.view(np.float64))) <= alpha
             hi = np.where(ok, mid, hi)
             lo = np.where(ok, lo, mid)
-        return np.where(np.asarray(self.base(np.zeros_like(alpha))) <= alpha, 0.0, hi)
+        out = lo.view(np.float64)
+        return np.where(np.asarray(self.base(np.zeros_like(alpha))) <= alpha, 0.0, out)
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """1 − e^ε + e^ε δ_f(−ε), rounded up by a bound on its rounding: the two terms cancel
