@@ -655,7 +655,9 @@ class Mixture(TradeOff):
         # product and 1 − e^ε by 4 ulps, which to nearest were up to 1.1e-16 below the truth,
         # and by two subnormal ulps, which no relative margin reaches below the normal range:
         # Mixture(G_0.5, 1e-8).delta(1) read 8.656e-321 for 8.65625e-321)
-        val = np.where(base > 0.0, p * base * (1.0 + 4.0 * UNIT_ROUNDOFF) + 2.0 * TINY, 0.0)
+        # (a product that underflowed to 0 is below TINY/2: the least subnormal bounds it)
+        prod = p * base * (1.0 + 4.0 * UNIT_ROUNDOFF)
+        val = np.where(base > 0.0, np.where(prod > 0.0, prod + 2.0 * TINY, TINY), 0.0)
         below = -np.expm1(np.minimum(eps, 0.0)) * (1.0 + 4.0 * UNIT_ROUNDOFF)
         return np.minimum(np.where(eps > thr, val, below), 1.0)
 
