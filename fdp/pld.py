@@ -311,7 +311,8 @@ def _sub_count(atoms: tuple[np.ndarray, np.ndarray]) -> int:
     charged to one end, exact by linearity; see :func:`_optimistic`), and a sliver is charged
     to its nearer end like the half it joins, so without atoms the halves alone give the same
     charges up to the slivers' mass (a 2⁻¹⁹ share of a bin's) wherever a half is sent to its far
-    end. Half the special-function work of a component (MNIST's final grid: 12 → 8 ms)."""
+    end. Half the special-function work of a component (MNIST's final grid: 12 → 7.5 ms, 5.8 ms
+    with the column row sums of :func:`_rowsum`)."""
     return 4 if float(atoms[1].sum()) >= 1e-9 else 2
 
 
