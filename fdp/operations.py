@@ -649,7 +649,14 @@ class Mixture(TradeOff):
         if p == 0.0:
             return np.maximum(-np.expm1(np.minimum(eps, 0.0)), 0.0)
         thr = math.log1p(-p) if p < 1.0 else -math.inf
-        inner = self._inner_eps(np.where(eps > thr, eps, 0.0))
+        e0 = np.where(eps > thr, eps, 0.0)
+        inner = self._inner_eps(e0)
+        # f's δ falls in its ε, so ε' is rounded down first: its few roundings (expm1, the
+        # quotient, log1p; or the sum of ε, −log p and a log1p) are within 8u of the terms'
+        # sizes. To nearest, Mixture(L_30, 0.1).delta(27.6974149070068) read 0 for the true
+        # 6.8e-17 (the Laplace curve's δ is steep in ε next to its largest loss; a helper's
+        # hunt against mpmath)
+        inner = inner - 8.0 * UNIT_ROUNDOFF * (np.abs(inner) + np.abs(e0) + abs(math.log(p)) + 1.0)
         base = np.asarray(self.base.delta(np.where(eps > thr, inner, 0.0)), dtype=float)
         # (rounded up: p δ_f > 0 below the float range is the least subnormal, not 0; the
         # product and 1 − e^ε by 4 ulps, which to nearest were up to 1.1e-16 below the truth,
@@ -665,9 +672,14 @@ class Mixture(TradeOff):
         p = self.p
         if p == 0.0:
             return np.zeros_like(delta)
-        inner = np.asarray(self.base.epsilon(np.minimum(delta / p, 1.0)), dtype=float)
+        # (δ/p rounded down, f's ε rounded up by f, and expm1, the product and log1p within 4
+        # ulps of the result together: rounded up by them; to nearest,
+        # Mixture(L_1, 1e-6).epsilon(0) was 1.8e-16 relative below the truth)
+        q = np.minimum(delta / p * (1.0 - 2.0 * UNIT_ROUNDOFF), 1.0)
+        inner = np.asarray(self.base.epsilon(q), dtype=float)
         with np.errstate(over="ignore"):
-            return np.log1p(p * np.expm1(np.minimum(inner, 700.0))) + np.maximum(inner - 700, 0)
+            out = np.log1p(p * np.expm1(np.minimum(inner, 700.0))) * (1.0 + 6.0 * UNIT_ROUNDOFF)
+            return out + np.maximum(inner - 700, 0)
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         p = self.p

@@ -665,3 +665,26 @@ def test_generic_inverse_values_at_most_the_truth(mu: float, p: float) -> None:
         for a in [0.9999999999999999, 1 - 1e-12, 0.99, 0.6703195291724001, 0.5, 0.2, 1e-3]:
             got = M(float(inv(a)))
             assert got == 0 or f(got) >= M(a), (a, got)
+
+
+@pytest.mark.parametrize(("mu", "p", "eps"), [
+    (30.0, 0.1, 27.697414907006795), (30.0, 0.1, 27.69741490700679),
+    (30.0, 0.99, 29.989949664146497), (1.0, 1e-6, 1.718280352214515e-06),
+    (0.001, 0.99, 0.0009899950483826117), (0.001, 1e-6, 1e-9), (1.0, 0.1, 0.5)])
+def test_laplace_mixture_delta_and_epsilon_on_the_safe_side(mu: float, p: float,
+                                                            eps: float) -> None:
+    """p L_μ + (1 − p) Id: δ(ε) = p δ_L(ε'), ε' = log(1 + (e^ε − 1)/p) (theory §7), and
+    ε(0) = log(1 + p(e^μ − 1)), its largest loss. To nearest ε' was read on the wrong side of
+    f's steep δ next to its largest loss: Mixture(L_30, 0.1).delta(27.6974149070068) read 0 for
+    the true 6.8e-17, and ε(0) was 1.8e-16 relative low (a helper's hunt). mpmath."""
+    from fdp.operations import Mixture
+
+    f = Mixture(fdp.Laplace(mu), p)
+    with mp.workdps(80):
+        m, q, e = M(mu), M(p), M(eps)
+        ep = mp.log(1 + mp.expm1(e) / q)
+        truth = q * max(ZERO, 1 - mp.exp((ep - m) / 2))
+        got = M(float(f.delta(eps)))
+        assert got >= truth and got <= truth + M(1e-13) * (1 + truth), (got, truth)
+        top = mp.log(1 + q * mp.expm1(m))
+        assert M(float(f.epsilon(0.0))) >= top
