@@ -613,7 +613,14 @@ class Mixture(TradeOff):
 
     @property
     def upper(self) -> TradeOff:
-        return self if self.kind == "exact" else Mixture(self.base.upper, self.p)
+        if self.kind == "exact":
+            return self
+        out = Mixture(self.base.upper, self.p)
+        out._optimistic = True  # (δ read at ε' rounded up: see _delta)
+        return out
+
+    #: the upper side of a bracket: f's ε' is rounded the other way in :meth:`_delta`
+    _optimistic = False
 
     def inverse(self) -> TradeOff:
         """f_p⁻¹. For a PL base (or a bracket of them) a PL curve from the outcomes' masses:
@@ -656,7 +663,11 @@ class Mixture(TradeOff):
         # sizes. To nearest, Mixture(L_30, 0.1).delta(27.6974149070068) read 0 for the true
         # 6.8e-17 (the Laplace curve's δ is steep in ε next to its largest loss; a helper's
         # hunt against mpmath)
-        inner = inner - 8.0 * UNIT_ROUNDOFF * (np.abs(inner) + np.abs(e0) + abs(math.log(p)) + 1.0)
+        with np.errstate(invalid="ignore"):
+            margin = 8.0 * UNIT_ROUNDOFF * (np.abs(inner) + np.abs(e0) + abs(math.log(p)) + 1.0)
+            # (up, on the optimistic side: its δ must not rise above the truth)
+            inner = np.where(np.isfinite(inner),
+                             inner + margin if self._optimistic else inner - margin, inner)
         base = np.asarray(self.base.delta(np.where(eps > thr, inner, 0.0)), dtype=float)
         # (rounded up: p δ_f > 0 below the float range is the least subnormal, not 0; the
         # product and 1 − e^ε by 4 ulps, which to nearest were up to 1.1e-16 below the truth,

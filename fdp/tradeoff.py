@@ -239,9 +239,15 @@ class TradeOff:
     def epsilon_bracket(self, delta: Any) -> tuple[Any, Any]:
         """Certified (lower, upper) bounds on the exact ε(δ): ``(upper.epsilon, lower.epsilon)``.
 
-        For an exact curve both are ``epsilon(delta)``.
+        For an exact curve the upper end is ``epsilon(delta)`` (rounded up) and the lower end
+        the same value rounded down where the closed form knows how (``_as_upper``: G_μ, L_μ);
+        elsewhere both are ``epsilon(delta)``.
         """
-        return self.upper.epsilon(delta), self.lower.epsilon(delta)
+        up = self.upper
+        if (up is self and self.kind == "exact" and hasattr(self, "_as_upper")
+                and not isinstance(self, PiecewiseLinear)):
+            up = self._as_upper()
+        return up.epsilon(delta), self.lower.epsilon(delta)
 
     # ------------------------------------------------------------------ privacy-loss view
     def _loss_bins(self, edges: np.ndarray) -> LossBins:

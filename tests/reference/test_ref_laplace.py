@@ -136,3 +136,23 @@ def test_laplace_values_at_most_the_truth_at_extremes() -> None:
             elif want > M(1e-300) and M(got) < want * (1 - M(1e-12)):
                 bad.append(f"Laplace({mu})({a!r}) = {got!r} far below {mp.nstr(want, 20)}")
     assert not bad, "\n".join(bad)
+
+
+def test_exact_epsilon_brackets_contain_the_truth() -> None:
+    """An exact curve's ε bracket had ε itself (rounded up) as its lower end:
+    Laplace(5).epsilon_bracket(0.9) read 2.2e-14 above the truth at the lower end (a helper's
+    hunt). Both ends must hold the mpmath truth: L_μ's ε(δ) = max(0, μ + 2 log(1 − δ)), and G_μ's
+    from the closed-form reference."""
+    from ._ref import GaussRef
+
+    bad = []
+    for mu in [0.001, 0.3, 1.0, 5.0, 30.0]:
+        for d in [0.9, 0.5, 0.1, 1e-3, 1e-5, 1e-10, 1e-100]:
+            for curve, truth in (
+                (fdp.Laplace(mu), max(M(0), M(mu) + 2 * mp.log1p(-M(d)))),
+                (fdp.Gaussian(mu), GaussRef(mu).epsilon(d)),
+            ):
+                lo, hi = (M(float(x)) for x in curve.epsilon_bracket(d))
+                if not lo <= truth <= hi:
+                    bad.append(f"{curve!r}.epsilon_bracket({d}) = [{lo}, {hi}] ∌ {truth}")
+    assert not bad, "\n".join(bad[:10])
