@@ -688,3 +688,24 @@ def test_laplace_mixture_delta_and_epsilon_on_the_safe_side(mu: float, p: float,
         assert got >= truth and got <= truth + M(1e-13) * (1 + truth), (got, truth)
         top = mp.log(1 + q * mp.expm1(m))
         assert M(float(f.epsilon(0.0))) >= top
+
+
+@pytest.mark.parametrize(("mu", "p", "eps"), [(30.0, 1e-6, 16.184489535611856),
+                                              (0.1, 0.1, 0.2), (1.0, 0.01, 0.5)])
+def test_symmetrized_laplace_mixture_delta_bracket_holds_the_truth(mu: float, p: float,
+                                                                   eps: float) -> None:
+    """symmetrize(p L_μ + (1 − p) Id): δ = max(δ_f, δ_{f⁻¹}) ≥ δ_f (theory §6), and the lower
+    end of its δ bracket, read from f's closed form, was 2.8x the truth next to the largest
+    loss (a helper's hunt). Against mpmath: the lower end at most δ_f = p δ_L(ε'), the upper
+    end at least it."""
+    from fdp.operations import Mixture
+
+    h = fdp.symmetrize(Mixture(fdp.Laplace(mu), p))
+    lo, hi = (M(float(x)) for x in h.delta_bracket(eps))
+    with mp.workdps(80):
+        ep = mp.log(1 + mp.expm1(M(eps)) / M(p))
+        df = M(p) * max(ZERO, 1 - mp.exp((ep - M(mu)) / 2))
+        assert hi >= df, (hi, df)
+        # beyond f⁻¹'s largest loss −log(1 − p) its δ is 0, so the truth is δ_f itself
+        if eps >= -math.log1p(-p):
+            assert lo <= df, (lo, df)
