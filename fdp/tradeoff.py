@@ -1264,9 +1264,11 @@ class Inverse(TradeOff):
 
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
         """f⁻¹(α) = inf{t : f(t) ≤ α} by bisection on the bit patterns of t ∈ [0, 1] (64 steps
-        reach adjacent floats at every scale), returning the lower end: f(lo) > α as computed,
-        and f is computed at or below its true value (its own _eval rounds down), so lo lies
-        below the infimum, the guarantee side. Before, a bisection in t returned the upper
+        reach adjacent floats at every scale), returning the lower end: f(lo) exceeds α by
+        more than 4 ulps as computed (f is within them of its true value, or below it where its
+        own _eval rounds down), so lo lies below the infimum, the guarantee side (values of f
+        that close to α give 0 here: f⁻¹(1 − 1e-16) is then 0, not its ~1e-23). Before, a
+        bisection in t returned the upper
         end, 2⁻⁶⁰ = 8.7e-19 above the truth at worst: Mixture(G_2, 0.1).inverse()(1 − 1e-16)
         read 8.7e-19 for 1.6e-23 (a helper's hunt against mpmath)."""
         alpha = np.asarray(alpha, dtype=float)
@@ -1274,7 +1276,11 @@ class Inverse(TradeOff):
         hi = np.full(alpha.shape, np.float64(1.0).view(np.int64))
         for _ in range(64):  # invariant: f(hi) ≤ α; f(lo) > α unless lo = 0
             mid = lo + (hi - lo) // 2
-            ok = np.asarray(self.base(mid.view(np.float64))) <= alpha
+            v = np.asarray(self.base(mid.view(np.float64)))
+            # (the lower end moves up only where f(mid) > α for certain: by 4 ulps of the
+            # values, which covers a base rounded to nearest, e.g. p f + (1 − p) Id; without it
+            # Mixture(L_1, 0.1).inverse()(1 − 1e-12) read 2.9e-5 above the truth)
+            ok = v <= alpha + 4.0 * UNIT_ROUNDOFF * (np.abs(v) + np.abs(alpha))
             hi = np.where(ok, mid, hi)
             lo = np.where(ok, lo, mid)
         out = lo.view(np.float64)

@@ -709,3 +709,27 @@ def test_symmetrized_laplace_mixture_delta_bracket_holds_the_truth(mu: float, p:
         # beyond f⁻¹'s largest loss −log(1 − p) its δ is 0, so the truth is δ_f itself
         if eps >= -math.log1p(-p):
             assert lo <= df, (lo, df)
+
+
+@pytest.mark.parametrize(("mu", "p"), [(1.0, 0.1), (30.0, 0.1), (5.0, 0.001), (0.001, 0.5)])
+def test_generic_inverse_of_laplace_mixture_at_most_the_truth(mu: float, p: float) -> None:
+    """Mixture's values are rounded to nearest, and the generic inverse's bisection trusted
+    them: Mixture(L_1, 0.1).inverse()(1 − 1e-12) read 2.9e-5 relative above the truth (a
+    helper's hunt). got ≤ f⁻¹(α) iff f(got) ≥ α, with f = p L_μ + (1 − p) Id in mpmath."""
+    from fdp.operations import Mixture
+
+    inv = Mixture(fdp.Laplace(mu), p).inverse()
+    with mp.workdps(80):
+        m, q = M(mu), M(p)
+
+        def lap(a):  # noqa: ANN001, ANN202
+            if a <= 0:
+                return ONE
+            if a < mp.exp(-m) / 2:
+                return 1 - mp.exp(m) * a
+            return mp.exp(-m) / (4 * a) if a <= 0.5 else mp.exp(-m) * (1 - a)
+
+        for a in [0.999999999999, 0.8999999999999997, 0.9990000000000001, 0.9999999999999999,
+                  0.5, 0.3, 0.95]:
+            got = M(float(inv(a)))
+            assert got == 0 or q * lap(got) + (1 - q) * (1 - got) >= M(a), (a, got)
