@@ -910,13 +910,14 @@ class Subsampled(TradeOff):
                 f = np.asarray(self.base._eval(t), dtype=float)
             pt = one_p * t
             direct = f <= 0.5
-            r = np.where(direct, p * f - pt + s_dir, c - p * fc - pt)
-            err = np.where(
-                direct,
-                p * f * (2.0 * rel + 2.0 * u) + pt * 2.0 * u + e_dir,
-                p * fc * (rel + 2.0 * u) + pt * 2.0 * u + e_c,
-            ) + 4.0 * u * np.abs(r) + 2.0 * TINY
-            ok = r > err  # f_p(t) > α for certain: t below the solution
+            with np.errstate(invalid="ignore", over="ignore"):  # (t = 0: z = ∞, 0 · ∞)
+                r = np.where(direct, p * f - pt + s_dir, c - p * fc - pt)
+                err = np.where(
+                    direct,
+                    p * f * (2.0 * rel + 2.0 * u) + pt * 2.0 * u + e_dir,
+                    p * fc * (rel + 2.0 * u) + pt * 2.0 * u + e_c,
+                ) + 4.0 * u * np.abs(r) + 2.0 * TINY
+            ok = r > np.nan_to_num(err, nan=np.inf)  # f_p(t) > α for certain: t below it
             lo = np.where(ok, mid, lo)
             hi = np.where(ok, hi, mid)
         # (lowered by the middle section's relative 1e-13 as well, so that the curve stays
