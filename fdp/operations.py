@@ -159,7 +159,8 @@ class _ProfileMax:
         # its terms: read at ε itself, the lower end was 2.8x the truth next to the largest
         # loss, symmetrize(Mixture(L_30, 1e-6)).delta_bracket(16.18), a helper's hunt)
         with np.errstate(invalid="ignore"):
-            d = np.asarray(self._f.delta(e + 1e-10 * (np.abs(e) + 1.0)), dtype=float)
+            shifted = np.where(np.isfinite(e), e + 1e-10 * (np.abs(e) + 1.0), e)
+        d = np.asarray(self._f.delta(shifted), dtype=float)
         # (below the normal range δ is rounded up to a subnormal, e.g. the least one for a true
         # 1e-446: no lower bound there)
         return np.where(d >= 1e-300, d * (1.0 - self.MARGIN), 0.0)
