@@ -329,11 +329,16 @@ class Laplace(TradeOff):
             neg = (-np.expm1(np.minimum(eps, 0.0)) + np.exp(np.minimum(eps, 0.0)) * dpos) * up
         return np.minimum(np.where(eps >= 0, dpos, neg), 1.0)
 
+    #: which way ε(δ) is rounded: +1 up (a guarantee), −1 down (the optimistic reading)
+    _eps_round = 1.0
+
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
-        # μ + 2 log(1 − δ), rounded up (a guarantee: the rounding errs toward less privacy)
+        # μ + 2 log(1 − δ), rounded up (a guarantee: the rounding errs toward less privacy), or
+        # down by the same margin on the optimistic reading
         with np.errstate(divide="ignore", invalid="ignore"):
             t = 2.0 * np.log1p(-delta)
-            e = self.mu + t + 4.0 * np.finfo(float).eps * (abs(self.mu) + np.abs(t))
+            e = self.mu + t + self._eps_round * 4.0 * np.finfo(float).eps * (
+                abs(self.mu) + np.abs(t))
         e = np.where(np.isnan(e), 0.0, e)
         return np.where(delta <= 0.0, self.mu, np.maximum(e, 0.0))
 
@@ -436,13 +441,7 @@ class _OptimisticLaplace(Laplace):
         d = np.asarray(Laplace._delta(self, eps), dtype=float)
         return np.maximum(d * (1.0 - 12.0 * UNIT_ROUNDOFF), 0.0)
 
-    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
-        # μ + 2 log(1 − δ), rounded down by the margin Laplace._epsilon rounds it up by
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = 2.0 * np.log1p(-delta)
-            e = self.mu + t - 4.0 * np.finfo(float).eps * (abs(self.mu) + np.abs(t))
-        e = np.where(np.isnan(e), 0.0, e)
-        return np.where(delta <= 0.0, self.mu, np.maximum(e, 0.0))
+    _eps_round = -1.0  # (Laplace._epsilon rounded down by its margin)
 
 
 class Identity(PiecewiseLinear):
