@@ -26,6 +26,16 @@ from ._check import Collect, check_curve
 from ._ref import ONE, PL, ZERO, M, dist, hull, mp, poisson, power, product, subsample, symmetrize
 from ._strategies import composition, dyadic_pair, sweep
 
+
+def _isf_mp(x):  # noqa: ANN001, ANN202
+    """Φ⁻¹(1 − x) at the working precision for tiny x too (2x − 1 would round to −1): the root
+    of log Φ(−z) = log x, from scipy's float start."""
+    from fdp._numerics import norm_isf
+
+    lx = mp.log(x)
+    return mp.findroot(lambda z: mp.log(mp.ncdf(-z)) - lx, float(norm_isf(float(x))))
+
+
 OPS = sweep(8)
 rates = st.sampled_from([0.01, 0.1, 0.3, 0.5, 0.9, 1.0])
 
@@ -391,19 +401,11 @@ def test_subsampled_gaussian_values_at_most_the_truth(mu: float, p: float) -> No
     1.7e-13 high at μ ≥ 8 (this session's hunt). An exact curve reported as a guarantee must
     not exceed the truth: mpmath closed form (f_p, the line, then f_p⁻¹ by bisection)."""
     c = fdp.subsample(fdp.Gaussian(mu), p)
-    from fdp._numerics import norm_isf
-
     with mp.workdps(60):
         m, q = M(mu), M(p)
 
-        def z_of(x):  # noqa: ANN001, ANN202
-            """Φ⁻¹(1 − x) to 60 digits for tiny x too (2x − 1 would round to −1): the root
-            of log Φ(−z) = log x, from scipy's float start."""
-            lx = mp.log(x)
-            return mp.findroot(lambda z: mp.log(mp.ncdf(-z)) - lx, float(norm_isf(float(x))))
-
         def g(x):  # noqa: ANN001, ANN202
-            return mp.ncdf(z_of(x) - m) if 0 < x < 1 else ONE - x
+            return mp.ncdf(_isf_mp(x) - m) if 0 < x < 1 else ONE - x
 
         def fp(x):  # noqa: ANN001, ANN202
             return q * g(x) + (1 - q) * (1 - x)
@@ -642,29 +644,33 @@ def test_mixture_delta_subnormal_rounded_up(mu: float, p: float, eps: float) -> 
             assert got >= truth, (curve, got, truth)
 
 
-@pytest.mark.parametrize(("mu", "p"), [(2.0, 0.1), (1.0, 0.99), (5.0, 0.5), (2.0, 0.001)])
-def test_generic_inverse_values_at_most_the_truth(mu: float, p: float) -> None:
+@pytest.mark.parametrize(("fam", "mu", "p"), [
+    ("G", 2.0, 0.1), ("G", 1.0, 0.99), ("G", 5.0, 0.5), ("G", 2.0, 0.001),
+    ("L", 1.0, 0.1), ("L", 30.0, 0.1), ("L", 5.0, 0.001), ("L", 0.001, 0.5)])
+def test_generic_inverse_values_at_most_the_truth(fam: str, mu: float, p: float) -> None:
     """f⁻¹(α) = inf{t : f(t) ≤ α} by bisection (fdp.tradeoff.Inverse, here for
-    f = p G_μ + (1 − p) Id, the Poisson remove pair) returned the bracket's upper end, up to
-    2⁻⁶⁰ = 8.7e-19 above the truth: Mixture(G_2, 0.1).inverse()(1 − 1e-16) read 8.7e-19 for
-    1.6e-23 (a helper's hunt). got ≤ t* iff f(got) ≥ α (f decreasing), checked in mpmath."""
-    from fdp._numerics import norm_isf
+    f = p g + (1 − p) Id, g = G_μ or L_μ: the Poisson remove pair). It returned the bracket's
+    upper end, up to 2⁻⁶⁰ = 8.7e-19 above the truth (Mixture(G_2, 0.1).inverse()(1 − 1e-16)
+    read 8.7e-19 for 1.6e-23), and trusted Mixture's values, which are rounded to nearest
+    (Mixture(L_1, 0.1).inverse()(1 − 1e-12) read 2.9e-5 relative above the truth); two
+    helpers' hunts. got ≤ t* iff f(got) ≥ α (f decreasing), checked in mpmath."""
     from fdp.operations import Mixture
 
-    inv = Mixture(fdp.Gaussian(mu), p).inverse()
-    with mp.workdps(60):
+    base = fdp.Gaussian(mu) if fam == "G" else fdp.Laplace(mu)
+    inv = Mixture(base, p).inverse()
+    with mp.workdps(80):
         m, q = M(mu), M(p)
+        lap = _laplace_curve(mu)  # (evaluated at 80 digits here)
 
-        def f(x):  # noqa: ANN001, ANN202
+        def g(x):  # noqa: ANN001, ANN202
             if x <= 0:
                 return ONE
-            lx = mp.log(x)
-            z = mp.findroot(lambda z: mp.log(mp.ncdf(-z)) - lx, float(norm_isf(float(x))))
-            return q * mp.ncdf(z - m) + (1 - q) * (1 - x)
+            return mp.ncdf(_isf_mp(x) - m) if fam == "G" else lap(x)
 
-        for a in [0.9999999999999999, 1 - 1e-12, 0.99, 0.6703195291724001, 0.5, 0.2, 1e-3]:
+        for a in [0.9999999999999999, 1 - 1e-12, 0.999999999999, 0.99, 0.8999999999999997,
+                  0.9990000000000001, 0.95, 0.6703195291724001, 0.5, 0.3, 0.2, 1e-3]:
             got = M(float(inv(a)))
-            assert got == 0 or f(got) >= M(a), (a, got)
+            assert got == 0 or q * g(got) + (1 - q) * (1 - got) >= M(a), (a, got)
 
 
 @pytest.mark.parametrize(("mu", "p", "eps"), [
@@ -709,27 +715,3 @@ def test_symmetrized_laplace_mixture_delta_bracket_holds_the_truth(mu: float, p:
         # beyond f⁻¹'s largest loss −log(1 − p) its δ is 0, so the truth is δ_f itself
         if eps >= -math.log1p(-p):
             assert lo <= df, (lo, df)
-
-
-@pytest.mark.parametrize(("mu", "p"), [(1.0, 0.1), (30.0, 0.1), (5.0, 0.001), (0.001, 0.5)])
-def test_generic_inverse_of_laplace_mixture_at_most_the_truth(mu: float, p: float) -> None:
-    """Mixture's values are rounded to nearest, and the generic inverse's bisection trusted
-    them: Mixture(L_1, 0.1).inverse()(1 − 1e-12) read 2.9e-5 relative above the truth (a
-    helper's hunt). got ≤ f⁻¹(α) iff f(got) ≥ α, with f = p L_μ + (1 − p) Id in mpmath."""
-    from fdp.operations import Mixture
-
-    inv = Mixture(fdp.Laplace(mu), p).inverse()
-    with mp.workdps(80):
-        m, q = M(mu), M(p)
-
-        def lap(a):  # noqa: ANN001, ANN202
-            if a <= 0:
-                return ONE
-            if a < mp.exp(-m) / 2:
-                return 1 - mp.exp(m) * a
-            return mp.exp(-m) / (4 * a) if a <= 0.5 else mp.exp(-m) * (1 - a)
-
-        for a in [0.999999999999, 0.8999999999999997, 0.9990000000000001, 0.9999999999999999,
-                  0.5, 0.3, 0.95]:
-            got = M(float(inv(a)))
-            assert got == 0 or q * lap(got) + (1 - q) * (1 - got) >= M(a), (a, got)
