@@ -317,7 +317,7 @@ def _group_pl(
         # kinks with their complements 1 − α (the preimages' from the inverse's complements)
         gi = g.inverse()
         # read at (1 − a, a) for f's kinks a: a kink at a = 1e-18 has 1 − a = 1.0 in float64
-        px, pxc = gi._eval_pair(np.clip(f._ac, 0.0, 1.0), np.clip(f._a, 0.0, 1.0))
+        px, pxc = gi._eval_pair(np.clip(f._ac, 0.0, 1.0), np.clip(f._a, 0.0, 1.0), "nearest")
         x = np.concatenate([g._a, np.clip(px, 0.0, 1.0)])
         xc = np.concatenate([g._ac, np.clip(pxc, 0.0, 1.0)])
         order = np.lexsort((-xc, x))  # equal α in float64 may still differ in 1 − α
@@ -327,9 +327,9 @@ def _group_pl(
         # g_{k−1}(x) and 1 − g_{k−1}(x) at x given with its complement, then f at the point
         # 1 − g_{k−1}(x) whose complement is g_{k−1}(x): near α = 1 nothing is read from a
         # rounded α (a δ = 1e-300 atom moves the kinks there by 1e-300)
-        gv, gvc = g._eval_pair(x, xc)
+        gv, gvc = g._eval_pair(x, xc, "nearest")
         gv, gvc = np.clip(gv, 0.0, 1.0), np.clip(gvc, 0.0, 1.0)
-        y, yc = f._eval_pair(gvc, gv)
+        y, yc = f._eval_pair(gvc, gv, "nearest")
         # 1 − g(x) lands on f's kinks (the preimages above) only to a few ulps, which f's steep
         # side amplifies: where it is within a relative 1e-10 of a kink, f is also read at the
         # kink itself and the lower side keeps the smaller value (the upper the larger)
@@ -346,7 +346,8 @@ def _group_pl(
         hit = np.abs(kin - np.where(small, gvc, gv)) <= 1e-10 * np.abs(kin)
         if hit.any():
             sa, sac = f._a[j], f._ac[j]
-            ys, ysc = f._eval_pair(np.where(small, sa, 1.0 - sac), np.where(small, 1.0 - sa, sac))
+            ys, ysc = f._eval_pair(np.where(small, sa, 1.0 - sac), np.where(small, 1.0 - sa, sac),
+                                   "nearest")
             pick = hit & ((ys < y) if side == "lower" else (ys > y))
             y, yc = np.where(pick, ys, y), np.where(pick, ysc, yc)
         over = y > xc  # min(·, 1 − α)

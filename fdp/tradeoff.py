@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -380,7 +381,7 @@ class PiecewiseLinear(TradeOff):
     --------
     >>> import fdp
     >>> f = fdp.from_distributions([0.75, 0.25], [0.25, 0.75])
-    >>> float(f(0.1))
+    >>> round(float(f(0.1)), 12)  # (values are rounded down by a few ulps: guarantees)
     0.7
     >>> round(f.epsilon(0.0), 12) == round(float(np.log(3)), 12)
     True
@@ -764,21 +765,66 @@ class PiecewiseLinear(TradeOff):
         _, q, loss = self._masses
         return float(math.fsum(q[~np.isposinf(loss)]))
 
+    @cached_property
+    def _beta0_down(self) -> float:
+        """f(0) rounded down: 1 − q_∞ is exact for q_∞ = 0, else taken an ulp lower where the
+        float subtraction rounded up (and by the masses' relative error)."""
+        b = self._beta0
+        if self._mass_qinf <= 0.0:
+            return b
+        if self._mass_qinf > 0.5 or Fraction(b) + Fraction(self._mass_qinf) > 1:
+            b = math.nextafter(b, 0.0)
+        return b * (1.0 - 2.0 * self._mass_rtol)
+
+    @property
+    def _rho(self) -> float:
+        """The relative error the breakpoints of an exact curve are read with (see
+        :meth:`_eval_pair`): 8u, plus twice the masses' relative error."""
+        return 8.0 * _U + 2.0 * self._mass_rtol
+
     # ---- TradeOff interface --------------------------------------------------------------
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
         alpha = np.asarray(alpha, dtype=float)
         return self._eval_pair(alpha, 1.0 - alpha)[0]
 
     def _eval_pair(
-        self, alpha: np.ndarray, alpha_c: np.ndarray
+        self, alpha: np.ndarray, alpha_c: np.ndarray, rounding: str | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """(f(α), 1 − f(α)) at α given with its complement 1 − α (both known to full relative
         precision): above α = 1/2 the curve is read in the complement coordinates, so points
         1e-300 apart near α = 1 stay apart. At α = 0 the value is 1 − (the +∞ atom), even where
         kinks underflowed to α = 0; a certified side (``bound``) rounds outward, since β
-        carries a few ulps of 1."""
+        carries a few ulps of 1.
+
+        ``rounding`` ("down", "up" or "nearest"; default: down, up on an optimistic curve) is
+        the side the value is rounded to: a guarantee reads f rounded down (less privacy), a
+        caller building an optimistic curve from an exact one asks for "up", and one that
+        charges the rounding of the curve it builds itself (group's kink-by-kink iteration,
+        whose result carries ``mass_rtol``) for "nearest". An exact curve is read at
+        α' = α(1 + ρ) (near α = 1: 1 − α' = (1 − α)(1 − ρ)) and its value scaled by 1 − ρ, with
+        ρ = :attr:`_rho` (opposite signs for "up"). If each computed breakpoint (a_k, b_k) is
+        within ρ relative (in its stored coordinate) of a true kink, the moved breakpoints lie
+        left of and below the true kinks, so on or below the supporting line of each true
+        segment, and so does each chord between them: the value is certified below the truth.
+        To nearest, ``EpsDelta(5, 0)`` read 4e-14 relative above the truth next to its kink and
+        ``EpsDelta(5, 0.5)(0.5)`` 8.7e-19 where the truth is 0 (a helper's hunt against
+        mpmath)."""
         alpha = np.asarray(alpha, dtype=float)
         alpha_c = np.asarray(alpha_c, dtype=float)
+        if rounding is None:
+            rounding = "up" if self._side == "upper" else "down"
+        directed = (self._side == "lower" and self.kind == "exact" and not self._bound
+                    and rounding != "nearest")
+        if directed:
+            # read at α moved by ρ relative (in the coordinate near its end of [0, 1], and by 8
+            # subnormal ulps), then scale β by 1 ∓ ρ: monotone and convex, and below the truth
+            # (above, for "up") when every breakpoint is within ρ of a point of the true curve
+            rho, sgn = self._rho, (1.0 if rounding == "down" else -1.0)
+            lo = alpha <= 0.5
+            a_lo = np.clip(alpha * (1.0 + sgn * rho) + sgn * 8.0 * TINY, 0.0, 1.0)
+            c_hi = np.clip(alpha_c * (1.0 - sgn * rho) - sgn * 8.0 * TINY, 0.0, 1.0)
+            alpha0, alpha_c0 = alpha, alpha_c
+            alpha, alpha_c = np.where(lo, a_lo, 1.0 - c_hi), np.where(lo, 1.0 - a_lo, c_hi)
         hi = alpha > 0.5
         v = np.interp(alpha, self._a, self._b)
         vc = np.interp(alpha, self._a, self._bc)
@@ -788,10 +834,29 @@ class PiecewiseLinear(TradeOff):
             vc = np.where(hi, np.interp(alpha_c, ac_r, bc_r), vc)
         big = vc > 0.5  # f < 1/2: 1 − f is better from f itself
         vc = np.where(big, 1.0 - v, vc)
+        if directed:
+            # (a segment of subnormal length has an infinite slope in float: the shifted α,
+            # 8 subnormal ulps from its end, reads ±∞ there; take the far end of the range)
+            ok = np.isfinite(v) & np.isfinite(vc)
+            if not ok.all():
+                far = 0.0 if rounding == "down" else 1.0
+                v, vc = np.where(ok, v, far), np.where(ok, vc, 1.0 - far)
+            if rounding == "down":
+                vc = np.minimum((vc + rho * v) * (1.0 + 2.0 * _U) + 2.0 * TINY, 1.0)
+                v = np.maximum(v * (1.0 - rho) - 2.0 * TINY, 0.0)
+            else:
+                vc = np.maximum((vc - rho * v) * (1.0 - 2.0 * _U) - 2.0 * TINY, 0.0)
+                v = np.minimum(v * (1.0 + rho) + 2.0 * TINY, np.maximum(alpha_c0, 0.0))
+            alpha, alpha_c = alpha0, alpha_c0
         if self._offset == 0.0 and not self._bound:
             at0 = alpha == 0.0
-            v = np.where(at0, self._beta0, v)
-            vc = np.where(at0, self._mass_qinf, vc)
+            if rounding == "down" and self.kind == "exact":
+                b0 = self._beta0_down
+                v = np.where(at0, b0, v)
+                vc = np.where(at0, max(self._mass_qinf, 1.0 - b0), vc)
+            else:
+                v = np.where(at0, self._beta0, v)
+                vc = np.where(at0, self._mass_qinf, vc)
         if self._bound:
             r = -2e-15 if self._side == "lower" else 2e-15
             vc = vc - r * v

@@ -305,3 +305,54 @@ def test_from_eps_delta_masses_near_alpha_one(eps: list[float], delta: list[floa
         for j in range(len(lines)):
             want = cuts[j + 1] - cuts[j]
             assert abs(M(float(p[j])) - want) <= M(1e-12) * want + M(1e-300), (j, p[j], want)
+
+
+def _kov_delta_mp(eps: float, delta: float, k: int, eps_total: float) -> mp.mpf:
+    """KOV Thm 3.3 as its binomial sum, in mpmath."""
+    e, d, et = M(eps), M(delta), M(eps_total)
+    s = mp.fsum(mp.binomial(k, j) * max(mp.exp((k - j) * e) - mp.exp(et + j * e), 0)
+                for j in range(k + 1))
+    return (1 - (1 - d) ** k) + (1 - d) ** k * s / (1 + mp.exp(e)) ** k
+
+
+@pytest.mark.parametrize("eps,delta,k", [(2.0, 1e-3, 50), (1.0, 1e-3, 10), (0.5, 1e-12, 30),
+                                         (3.0, 1e-3, 5), (0.1, 1e-3, 50)])
+def test_kov_delta_is_never_below_the_binomial_sum(eps: float, delta: float, k: int) -> None:
+    # Rounded to nearest, the masses scaled by (1 − δ)^k dropped the base's declared rounding:
+    # kov_delta(2, 0.001, 50, 43.4865…) read 44 ulps below the sum (a helper's hunt)
+    from fdp.classical import kov_delta
+
+    f = fdp.kov(eps, delta, k)
+    for et in [0.0, 0.3 * k * eps, 0.9 * k * eps, 43.48650767072102 if k == 50 else eps]:
+        got, ref = float(kov_delta(eps, delta, k, et)), _kov_delta_mp(eps, delta, k, et)
+        assert ref <= M(got) <= ref * (1 + M(1e-12)) + M(1e-300), (et, got, ref)
+    # values: the curve is the upper envelope of the lines 1 − δ(ℓ) − e^ℓ α at the losses
+    # ℓ = (k − 2j)ε, computed from the sum
+    lines = [(mp.exp((k - 2 * j) * M(eps)), 1 - _kov_delta_mp(eps, delta, k, (k - 2 * j) * eps))
+             for j in range(k + 1)]
+    for a in [0.0, 1e-6, 0.01, 0.2, 0.5306010558322061, 0.8, 1 - 1e-9]:
+        ref = max([M(0)] + [c - s * M(a) for s, c in lines])
+        got = float(f(a))
+        assert M(got) <= ref and M(got) >= ref - M(1e-12), (a, got, ref)
+
+
+@pytest.mark.parametrize("eps", [0.0, 0.5, 5.0, 50.0, 700.0])
+@pytest.mark.parametrize("delta", [0.0, 1e-300, 1e-10, 0.5, 0.999999999])
+def test_eps_delta_values_are_at_most_the_truth_at_kinks_and_zeros(eps: float,
+                                                                   delta: float) -> None:
+    # Rounded to nearest, EpsDelta(5, 0) read 4e-14 relative above the truth next to its kink,
+    # EpsDelta(5, 0.5)(0.5) 8.7e-19 where the truth is 0, and EpsDelta(700, 1 − 1e-9) a
+    # subnormal above the truth (a helper's hunt against mpmath)
+    import numpy as np
+
+    f = fdp.EpsDelta(eps, delta)
+    e, d = M(eps), M(delta)
+    a = np.concatenate([f.breakpoints[0], np.nextafter(f.breakpoints[0], 1.0),
+                        np.nextafter(f.breakpoints[0], 0.0), np.linspace(0.0, 1.0, 41),
+                        np.geomspace(1e-310, 0.5, 40), 1.0 - np.geomspace(1e-16, 0.5, 20)])
+    a = np.clip(a, 0.0, 1.0)
+    got = np.atleast_1d(f(a))
+    for x, v in zip(a, got, strict=True):
+        ref = max(M(0), 1 - d - mp.exp(e) * M(x), mp.exp(-e) * (1 - d - M(x)))
+        assert M(v) <= ref, (x, v, ref)
+        assert M(v) >= ref - M(1e-14) * (1 + ref) - M(1e-300), (x, v, ref)
