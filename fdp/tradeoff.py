@@ -1136,8 +1136,9 @@ class _Profile:
                 # its k-th partial sum is within (k − 1)u of the exact one, inside the
                 # (k + 4)u allowance of _err; 20× faster than logaddexp.accumulate)
                 with np.errstate(divide="ignore"):
-                    self.lpc[1:] = np.log(np.cumsum(np.exp(lp)))
-                    self.lpw[1:] = np.log(np.cumsum(np.exp(lp) * w))
+                    ep = np.exp(lp)
+                    self.lpc[1:] = np.log(np.cumsum(ep))
+                    self.lpw[1:] = np.log(np.cumsum(ep * w, out=ep))
             else:
                 self.lpc[1:] = np.logaddexp.accumulate(lp)
                 with np.errstate(divide="ignore"):
