@@ -286,6 +286,15 @@ class Bracketed(TradeOff):
         lo = np.asarray(self._side_upper()._epsilon(np.atleast_1d(d)), dtype=float)
         if self._closed is not None:
             lo = np.maximum(lo, self._closed.epsilon_lower(np.atleast_1d(d), lo))
+        deep = np.atleast_1d(d) < DEEP_DELTA
+        if deep.any() and self.info.get("items"):
+            # (far in the tail the grid's lower end stops at its largest loss: each component's
+            # own ε is a certified lower bound there, fdp.tails.component_epsilon_lower)
+            from .tails import component_epsilon_lower
+
+            comp = component_epsilon_lower(self.info["items"], np.atleast_1d(d)[deep])
+            lo = lo.copy()
+            lo[deep] = np.maximum(lo[deep], comp)
         return lo.reshape(d.shape)
 
     def epsilon_bracket(self, delta: Any) -> tuple[Any, Any]:
@@ -317,6 +326,11 @@ class Bracketed(TradeOff):
         if self._closed is not None:
             lo = _same_shape(np.maximum(lo, self._closed.delta_lower(eps).reshape(np.shape(lo))),
                              lo)
+        if self.info.get("items") and np.any(np.asarray(hi) < DEEP_DELTA):
+            from .tails import component_delta_lower  # (as in _optimistic_eps)
+
+            comp = component_delta_lower(self.info["items"], eps).reshape(np.shape(lo))
+            lo = _same_shape(np.maximum(lo, comp), lo)
         return lo, hi
 
     def certificate(self, delta: float) -> dict[str, Any]:

@@ -106,3 +106,38 @@ def test_accountant_epsilon_at_delta_zero_finite() -> None:
     want = 5 * mp.log(1 - M(0.01) + M(0.01) * mp.exp(2))
     lo, hi = a.epsilon_bracket(0.0)
     assert M(float(lo)) <= want <= M(float(a.epsilon(0.0))) < 1.05 * want
+
+
+def _gauss_eps_mp(mu: float, delta: float) -> object:
+    """ε of G_μ at δ in mpmath: the root of Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) = δ (in logs)."""
+    with mp.workdps(60):
+        m, ld = M(mu), mp.log(M(delta))
+
+        def g(e: object) -> object:
+            return mp.log(mp.ncdf(-e / m + m / 2) - mp.exp(e) * mp.ncdf(-e / m - m / 2)) - ld
+
+        lo, hi = M(0), M(10)
+        while g(hi) > 0:
+            lo, hi = hi, 2 * hi
+        return mp.findroot(g, (lo, hi), solver="anderson")
+
+
+@pytest.mark.parametrize("delta", [1e-100, 1e-200, 1e-300])
+def test_deep_lower_ends_take_the_components_certified_epsilon(delta: float) -> None:
+    # Below the grid's reach its lower end stopped at the largest loss it holds: 50 rounds of
+    # L_1 ⊗ G_1 read [154.48, 331.55] at δ = 1e-300. The composition lies below its Gaussian
+    # part G_√50 (ignore the Laplace outputs), whose ε (mpmath) is a lower bound on the truth;
+    # the bracket's lower end must now be at least that within its 1e-9 margin, and never above
+    # the upper end. Two Gaussians (closed form G_√5) pin the lower end to the truth itself.
+    h = fdp.compose(fdp.Laplace(1.0), fdp.Gaussian(1.0), repeat=50)
+    lo, hi = h.epsilon_bracket(delta)
+    ref = _gauss_eps_mp(math.sqrt(50.0), delta)
+    assert ref * (1 - M(2e-9)) <= M(lo) <= M(hi)
+    g = fdp.compose(fdp.Gaussian(1.0), fdp.Gaussian(2.0), numeric=True)
+    lo, hi = g.epsilon_bracket(delta)
+    truth = _gauss_eps_mp(math.sqrt(5.0), delta)
+    assert truth * (1 - M(2e-9)) <= M(lo) <= truth <= M(hi)
+    # δ: each component's δ at ε is below the composition's
+    e = float(truth)
+    dlo, dhi = g.delta_bracket(e)
+    assert M(delta) * (1 - M(1e-6)) <= M(dlo) <= M(dhi)
