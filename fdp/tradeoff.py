@@ -131,7 +131,9 @@ class TradeOff:
         t = np.linspace(0.0, 1.0, n)
         a = np.unique(np.concatenate([0.5 * (1 - np.cos(np.pi * t)), np.logspace(-12, -1, 200)]))
         a = a[(a == 0.0) | (a >= 1e-12)]
-        b = np.asarray(self(a), dtype=float)
+        # (values from above: G_20's conservative values are 4e-13 relative below the truth,
+        # which the 8 ulps below did not cover; the chords then lay below the curve)
+        b = np.minimum(np.asarray(self._eval_up(a), dtype=float), 1.0)
         # capped at 1 − α rounded UP (f ≤ 1 − α): to nearest, the cap fell below f(α) where
         # f(α) = 1 − α(1 + 1e-8) (p G_μ + (1 − p) Id, tiny p), and the chord from (0, 1) read
         # δ(1e-5) = 2.7e-17 for a true 1e-2489 (1 − cap is exact for α < 1/2, and 1 − α for
@@ -146,6 +148,15 @@ class TradeOff:
         a, b = a[idx], b[idx]
         keep = np.concatenate([[True], np.diff(b) <= 0])
         return PiecewiseLinear(a[keep], b[keep], kind="approximation")
+
+    def _eval_up(self, alpha: np.ndarray) -> np.ndarray:
+        """f(α) rounded UP (an upper bound on the true value, for optimistic curves built from
+        values, e.g. :meth:`to_piecewise`): the optimistic reading where the curve has one
+        (``_as_upper``: G_μ, L_μ), else the value itself (exact curves read within a few ulps
+        of the truth; :meth:`to_piecewise` adds 8 more)."""
+        up = self._as_upper() if (self.kind == "exact" and hasattr(self, "_as_upper")
+                                  and not isinstance(self, PiecewiseLinear)) else self
+        return np.asarray(up(alpha), dtype=float)
 
     @property
     def is_symmetric(self) -> bool:
@@ -869,6 +880,10 @@ class PiecewiseLinear(TradeOff):
                 v = np.minimum(v + add, np.maximum(alpha_c, 0.0))
                 vc = np.where(v > 0.5, vc - add, 1.0 - v)
         return v, vc
+
+    def _eval_up(self, alpha: np.ndarray) -> np.ndarray:
+        alpha = np.asarray(alpha, dtype=float)
+        return self._eval_pair(alpha, 1.0 - alpha, "up")[0]
 
     def _as_upper(self) -> PiecewiseLinear:
         """The same curve read as a certified UPPER curve: δ and ε rounded down, not up."""
