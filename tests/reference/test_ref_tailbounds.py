@@ -141,3 +141,28 @@ def test_deep_lower_ends_take_the_components_certified_epsilon(delta: float) -> 
     e = float(truth)
     dlo, dhi = g.delta_bracket(e)
     assert M(delta) * (1 - M(1e-6)) <= M(dlo) <= M(dhi)
+
+
+@pytest.mark.parametrize(("mu", "p", "gap"), [(1.0, 0.5, 1e-14), (5.0, 0.1, 1e-13),
+                                             (1.0, 0.01, 1e-13), (0.2, 0.9, 1e-14),
+                                             (1.0, 0.5, 1e-6), (30.0, 0.1, 1e-10)])
+def test_component_delta_lower_of_a_laplace_mixture_next_to_its_largest_loss(
+        mu: float, p: float, gap: float) -> None:
+    # From the conservative mixture (ε' rounded down), Mixture(L_1, 0.5)'s δ 1e-14 below its
+    # largest loss read 22 % above the truth (a helper's hunt). Reference: p δ_L(ε'),
+    # δ_L(x) = 1 − e^{(x − μ)/2} for 0 ≤ x ≤ μ, in mpmath.
+    from fdp.operations import Mixture
+    from fdp.tails import component_delta_lower, component_epsilon_lower
+
+    with mp.workdps(60):
+        top = mp.log(1 - M(p) + M(p) * mp.exp(M(mu)))
+        e = float(top - M(gap))
+        x = mp.log(1 + (mp.exp(M(e)) - 1) / M(p))
+        truth = M(p) * (1 - mp.exp((x - M(mu)) / 2)) if x < M(mu) else M(0)
+    got = component_delta_lower([(Mixture(fdp.Laplace(mu), p), 1)], e)[0]
+    assert M(got) <= truth, (got, truth)
+    assert M(got) >= truth * (1 - M(0.5)) or truth < M(1e-14)
+    # and ε at that δ: at most the point itself
+    if truth > 0:
+        lo = component_epsilon_lower([(Mixture(fdp.Laplace(mu), p), 1)], float(truth))[0]
+        assert M(lo) <= M(e) + M(1e-12) * (1 + abs(M(e)))
