@@ -538,8 +538,9 @@ def _optimistic_reading(c: Any, what: str, x: np.ndarray) -> np.ndarray | None:
 def component_epsilon_lower(items: list[tuple[Any, int]], delta: Any) -> np.ndarray:
     """A certified lower bound on ε(δ) of Π f_i^{⊗n_i}: max_i ε_{f_i}(δ).
 
-    Composing more mechanisms only lowers a trade-off curve (f ⊗ g ≤ f: the second output can
-    be ignored, post-processing; DRS Def 3.1 and Lemma 2.9), so δ of the composition at ε is at
+    Composing more mechanisms only lowers a trade-off curve (f ⊗ g ≤ f: dropping the second
+    output is a post-processing of both product distributions, DRS Def 3.1 and the
+    post-processing property of trade-off functions), so δ of the composition at ε is at
     least each component's, and its ε(δ) at least theirs. Each component's ε is a certified
     lower reading (:func:`_optimistic_reading`). Far in the tail this beats the numeric grid,
     whose lower end stops at the largest loss it holds: ``dpsgd(1.1, 256/60000, 14063)`` at
@@ -553,13 +554,7 @@ def component_epsilon_lower(items: list[tuple[Any, int]], delta: Any) -> np.ndar
     >>> bool(e * (1 - 1e-8) < lo[0] <= e)
     True
     """
-    d = np.atleast_1d(np.asarray(delta, dtype=float))
-    best = np.zeros(d.shape)
-    for c in _components(items):
-        lo = _optimistic_reading(c, "epsilon", d)
-        if lo is not None:
-            best = np.maximum(best, np.where(np.isnan(lo), 0.0, lo))
-    return best
+    return _component_max(items, "epsilon", delta)
 
 
 def component_delta_lower(items: list[tuple[Any, int]], eps: Any) -> np.ndarray:
@@ -573,10 +568,16 @@ def component_delta_lower(items: list[tuple[Any, int]], eps: Any) -> np.ndarray:
     >>> bool(0 < lo[0] <= fdp.Laplace(1.0).delta(0.5))
     True
     """
-    e = np.atleast_1d(np.asarray(eps, dtype=float))
-    best = np.zeros(e.shape)
+    return _component_max(items, "delta", eps)
+
+
+def _component_max(items: list[tuple[Any, int]], what: str, at: Any) -> np.ndarray:
+    """The largest certified lower reading (``what``: "epsilon" or "delta") over the
+    components of ``items`` (0 where none has one)."""
+    x = np.atleast_1d(np.asarray(at, dtype=float))
+    best = np.zeros(x.shape)
     for c in _components(items):
-        lo = _optimistic_reading(c, "delta", e)
+        lo = _optimistic_reading(c, what, x)
         if lo is not None:
             best = np.maximum(best, np.where(np.isnan(lo), 0.0, lo))
     return best
