@@ -646,10 +646,12 @@ class Mixture(TradeOff):
         return Inverse(self)
 
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
-        # (to nearest: up to 2.6e-16 above the truth, a helper's hunt. Rounded down, C_p(f)'s
-        # chords, read from these values plus 8 ulps, fell below the truth next to α = 0 and
-        # group() amplified it: Subsampled needs its own _eval_up first)
-        return self.p * np.asarray(self.base(alpha)) + (1.0 - self.p) * (1.0 - alpha)
+        """p f(α) + (1 − p)(1 − α) from f's values (rounded down by f), rounded down by the
+        products', 1 − α's, 1 − p's and the sum's rounding (4u) and two subnormal ulps; to
+        nearest it read up to 2.6e-16 above the truth (a helper's hunt). Optimistic curves
+        built from values read :meth:`_eval_up`."""
+        v = self.p * np.asarray(self.base(alpha)) + (1.0 - self.p) * (1.0 - alpha)
+        return np.maximum(v * (1.0 - 4.0 * UNIT_ROUNDOFF) - 2.0 * TINY, 0.0)
 
     def _eval_up(self, alpha: np.ndarray) -> np.ndarray:
         """p f(α) + (1 − p)(1 − α) from f's values rounded up, the two products, 1 − α, 1 − p
