@@ -958,11 +958,15 @@ class Subsampled(TradeOff):
         # y* ≈ 1 carries an absolute ulp that a small β would feel), rounded down as _right
         # (and by an absolute 16 ulps of its terms, which cancel where the line meets the axis:
         # subsample(Gaussian(20), 0.99)(0.01 − 1e-16) read 1.11e-16 for 1.006e-16)
-        ac = 1.0 - alpha
-        mid = (xs - self.y_star_c + ac) * (1.0 - 1e-13) - 16.0 * UNIT_ROUNDOFF * (
-            xs + self.y_star_c + np.abs(ac))
-        mid = np.maximum(mid, 0.0)
+        mid = np.maximum(self._line(alpha, -1.0), 0.0)
         return np.where(alpha <= xs, left, np.where(alpha <= ys, mid, right))
+
+    def _line(self, alpha: np.ndarray, sign: float) -> np.ndarray:
+        """The middle section x* + y* − α rounded down (``sign`` −1) or up (+1) by 1e-13
+        relative and 16 ulps of its terms (see :meth:`_eval`)."""
+        xs, ac = self.x_star, 1.0 - alpha
+        return (xs - self.y_star_c + ac) * (1.0 + sign * 1e-13) + sign * 16.0 * UNIT_ROUNDOFF * (
+            xs + self.y_star_c + np.abs(ac))
 
     def _eval_up(self, alpha: np.ndarray) -> np.ndarray:
         """C_p(f)(α) rounded up: f_p's optimistic value left of x*, the line rounded up, and
@@ -973,10 +977,7 @@ class Subsampled(TradeOff):
         alpha = np.asarray(alpha, dtype=float)
         f_up = np.asarray(self.mix._eval_up(alpha), dtype=float)
         right = self._right(np.clip(alpha, ys, 1.0), up=True)
-        ac = 1.0 - alpha
-        mid = (xs - self.y_star_c + ac) * (1.0 + 1e-13) + 16.0 * UNIT_ROUNDOFF * (
-            xs + self.y_star_c + np.abs(ac))
-        out = np.where(alpha <= xs, f_up, np.where(alpha <= ys, mid, right))
+        out = np.where(alpha <= xs, f_up, np.where(alpha <= ys, self._line(alpha, 1.0), right))
         return np.minimum(out, f_up)
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
