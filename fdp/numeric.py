@@ -286,10 +286,12 @@ class Bracketed(TradeOff):
         lo = np.asarray(self._side_upper()._epsilon(np.atleast_1d(d)), dtype=float)
         if self._closed is not None:
             lo = np.maximum(lo, self._closed.epsilon_lower(np.atleast_1d(d), lo))
-        deep = np.atleast_1d(d) < DEEP_DELTA
+        # (far in the tail the grid's lower end stops at its largest loss, and a grid that
+        # cannot resolve the composition reads 0: each component's own ε is a certified lower
+        # bound there, fdp.tails.component_epsilon_lower. compose(G_35 ⊗ G_35 numeric, G_0.001)
+        # at 1e-5: [0, 1435.31] → [1435.07, 1435.31])
+        deep = (np.atleast_1d(d) < DEEP_DELTA) | (lo <= 0.0)
         if deep.any() and self.info.get("items"):
-            # (far in the tail the grid's lower end stops at its largest loss: each component's
-            # own ε is a certified lower bound there, fdp.tails.component_epsilon_lower)
             from .tails import component_epsilon_lower
 
             comp = component_epsilon_lower(self.info["items"], np.atleast_1d(d)[deep])
@@ -326,7 +328,8 @@ class Bracketed(TradeOff):
         if self._closed is not None:
             lo = _same_shape(np.maximum(lo, self._closed.delta_lower(eps).reshape(np.shape(lo))),
                              lo)
-        if self.info.get("items") and np.any(np.asarray(hi) < DEEP_DELTA):
+        if self.info.get("items") and np.any((np.asarray(hi) < DEEP_DELTA)
+                                             | (np.asarray(lo) <= 0.0)):
             from .tails import component_delta_lower  # (as in _optimistic_eps)
 
             comp = component_delta_lower(self.info["items"], eps).reshape(np.shape(lo))

@@ -2631,7 +2631,15 @@ def _names(items: list[tuple[TradeOff, int]]) -> str:
 
 
 def _vanishes(c: TradeOff) -> bool:
-    """f(0) = 0: f ≡ 0 (non-increasing, ≥ 0), all Q-mass at loss +∞ (perfectly revealing)."""
+    """f(0) = 0: f ≡ 0 (non-increasing, ≥ 0), all Q-mass at loss +∞ (perfectly revealing).
+
+    A piecewise-linear curve is asked through its masses, which the grid composes: an engine
+    curve whose finite losses are all large (G_35 ⊗ G_35: 450 to 2000) keeps them in its masses,
+    but its breakpoints' P-masses q e^{−ℓ} lie below 1e-196 and its values read 0 from α = 0
+    on, so a composition with it was the trivial bracket [0, Id] (ε ∈ [0, ∞], no warning)."""
+    if isinstance(c, PiecewiseLinear) and c._offset == 0.0:
+        _, q, loss = c._masses
+        return not bool(np.any(q[np.isfinite(loss)] > 0.0))
     return float(np.asarray(c(np.zeros(1)), dtype=float).ravel()[0]) <= 0.0
 
 

@@ -5,12 +5,13 @@ components, against closed forms in mpmath: randomized response composed k times
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 
 import fdp
 
-from ._ref import M, mp
+from ._ref import GaussRef, M, mp
 
 
 def _rr_power_delta(eps: float, k: int, e: object) -> object:
@@ -66,6 +67,27 @@ def test_perfectly_revealing_component() -> None:
             assert math.isinf(lo) and math.isinf(hi)
         assert float(h.delta(1e4)) == 1.0
         assert float(h(0.3)) == 0.0
+
+
+def test_nested_composition_of_huge_losses() -> None:
+    """An engine curve whose finite losses are all huge (G_35 ⊗ G_35: 450 to 2000) composed
+    again: its values read 0 from α = 0 on (P-masses below 1e-196), which the engine took for a
+    perfectly revealing component, and the result was [0, ∞] with no warning (found by a hunt
+    against mpmath). Now the grid's end, and the component's own ε as the lower end where the
+    grid reads 0: both around the exact G_√(2·35² + 0.001²)."""
+    inner = fdp.compose(fdp.Gaussian(35.0), fdp.Gaussian(35.0), numeric=True)
+    ref = GaussRef(mp.sqrt(2 * M(35) ** 2 + M("0.001") ** 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fdp.AccuracyWarning)  # (within tol: no warning)
+        h = fdp.compose(inner, fdp.Gaussian(0.001))
+        lo, hi = h.epsilon_bracket(1e-5)
+    want = ref.epsilon(M("1e-5"))
+    assert 0 < M(float(lo)) <= want <= M(float(hi)) <= want * (1 + M("1e-3")), (lo, want, hi)
+    d_lo, d_hi = h.delta_bracket(1400.0)
+    assert 0 < M(float(d_lo)) <= ref.delta(1400) <= M(float(d_hi)), (d_lo, d_hi)
+    with pytest.warns(fdp.AccuracyWarning):  # (48 % wide: the lower end is inner's own ε)
+        lo2, hi2 = (inner @ inner).epsilon_bracket(1e-5)
+    assert M(float(lo2)) <= GaussRef(70).epsilon(M("1e-5")) <= M(float(hi2)) < 2800
 
 
 def test_from_eps_delta_huge_eps_matches_family() -> None:
