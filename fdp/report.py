@@ -66,7 +66,9 @@ REFERENCES: dict[str, str] = {
     "advantage sup(TPR − FPR) = δ(0) (Prop 2.12 at ε = 0; Kulynych et al. 2024, Attack-aware "
     "noise calibration for DP); low-FPR evaluation: Carlini et al. (2022).",
     "group": "Users with k records: group privacy 1 − (1 − f)^{∘k} (Dong, Roth & Su 2022, "
-    "Thm 2.14); μ-GDP gives kμ-GDP (Cor 2.15).",
+    "Thm 2.14); μ-GDP gives kμ-GDP (Cor 2.15); for a bracketed f, ε is also capped by the "
+    "classical (kε₀, δ(ε₀) Σ_{j<k} e^{jε₀}) bound from f's own profile (which Thm 2.14 "
+    "implies).",
 }
 
 

@@ -261,6 +261,25 @@ class TradeOff:
             up = self._as_upper()
         return up.epsilon(delta), self.lower.epsilon(delta)
 
+    def delta_bracket(self, eps: Any) -> tuple[Any, Any]:
+        """Certified (lower, upper) bounds on the exact δ(ε): ``(upper.delta, lower.delta)``.
+
+        For an exact curve the upper end is ``delta(eps)`` (rounded up) and the lower end the
+        same value rounded down where the curve knows how (``_as_upper``: G_μ, L_μ and
+        piecewise-linear curves); elsewhere both are ``delta(eps)``.
+
+        Examples
+        --------
+        >>> import fdp
+        >>> lo, hi = fdp.Gaussian(1.0).delta_bracket(1.0)
+        >>> bool(0 < lo <= hi <= lo * (1 + 1e-12))
+        True
+        """
+        up = self.upper
+        if up is self and self.kind == "exact" and hasattr(self, "_as_upper"):
+            up = self._as_upper()
+        return up.delta(eps), self.lower.delta(eps)
+
     # ------------------------------------------------------------------ privacy-loss view
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         """Binned privacy-loss masses (see :class:`LossBins`); used by the composition engine."""

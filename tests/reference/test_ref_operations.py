@@ -383,6 +383,66 @@ def test_group_of_laplace_composed_with_gaussian_is_finite_and_brackets_the_trut
                 assert hi - lo <= 0.01 * hi, (d, lo, hi)
 
 
+def _gauss_delta(mu: object, e: object) -> object:
+    mu, e = M(mu), M(e)
+    return mp.ncdf(-e / mu + mu / 2) - mp.exp(e) * mp.ncdf(-e / mu - mu / 2)
+
+
+@pytest.mark.parametrize(("mus", "k"), [((0.5, 0.7), 3), ((0.05, 0.02), 50), ((2.0, 3.0), 3)])
+def test_group_of_engine_curve_is_finite_and_brackets_the_truth(mus: tuple, k: int) -> None:
+    """group(G_0.5 ⊗ G_0.7 numeric, 3) read ε(1e-10) = ∞ where the truth is G_{3·0.86}'s
+    19.24 (a hunt against mpmath; fdp.report's user-level rows showed it): the kink iteration
+    turns the loose far tail of the composition's lower curve into a +∞ atom of 4e-10. The
+    group's classical profile bound (ε₀ = ε/k, δ_f(ε₀) Σ e^{jε₀}) now caps it: finite, and on
+    the safe side of the exact G_{kμ} (mpmath) at every δ."""
+    f = fdp.compose(*(fdp.Gaussian(m) for m in mus), numeric=True)
+    g = fdp.group(f, k)
+    mu = k * mp.sqrt(sum(M(m) ** 2 for m in mus))
+    with mp.workdps(40):
+        for d in [1e-2, 1e-5, 1e-10, 1e-14, 1e-30]:
+            lo, hi = (float(x) for x in g.epsilon_bracket(d))
+            assert 0 <= lo <= hi < math.inf, (d, lo, hi)
+            assert _gauss_delta(mu, M(hi)) <= M(d), (d, hi)
+            assert lo == 0 or _gauss_delta(mu, M(lo)) >= M(d), (d, lo)
+        for e in [1.0, 10.0, 30.0]:
+            assert M(float(g.delta(e))) >= _gauss_delta(mu, e), e
+
+
+@given(st.floats(0.05, 5.0), st.integers(2, 200), st.floats(0.0, 2000.0))
+def test_group_profile_bound_is_above_the_exact_group(mu: float, k: int, e: float) -> None:
+    """The bound alone, on an exact G_μ: δ_f(ε/k) Σ_{j<k} e^{jε/k} ≥ δ_{G_{kμ}}(ε) (mpmath)."""
+    from fdp.operations import GroupProfileBound
+
+    b = GroupProfileBound(fdp.Gaussian(mu), k)
+    with mp.workdps(40):
+        assert M(float(b.delta_upper(e)[0])) >= _gauss_delta(k * M(mu), e)
+        d = float(_gauss_delta(k * M(mu), e))
+        hi = float(b.epsilon_upper(d)[0])
+        if d > 1e-300 and math.isfinite(hi):  # (∞ is a valid bound: none below ε₀ = 1e4)
+            assert _gauss_delta(k * M(mu), M(hi)) <= M(d)
+
+
+def test_delta_bracket_on_every_curve() -> None:
+    """Every curve has delta_bracket (only Bracketed and DP-SGD results had it; a Mixture of a
+    bracketed base raised AttributeError, found by a hunt). Each holds the mpmath δ: G_μ,
+    f_{ε,δ} and the Poisson add pair of G_1^{⊗4} = G_2 composed numerically,
+    p δ_{G_2}(log(1 + (e^ε − 1)/p))."""
+    p = 0.5
+    mix = fdp.poisson_subsample(fdp.compose(fdp.Gaussian(1.0), repeat=4, numeric=True), p).add
+    with mp.workdps(40):
+        for e in [0.0, 0.3, 1.0, 3.0]:
+            cases = [
+                (fdp.Gaussian(1.3), _gauss_delta(M("1.3"), e)),
+                (fdp.EpsDelta(1.0, 1e-5),
+                 M("1e-5") + (1 - M("1e-5")) * max(ZERO, mp.e - mp.exp(e)) / (1 + mp.e)),
+                (mix, p * _gauss_delta(2, mp.log(1 + mp.expm1(e) / p))),
+            ]
+            for c, ref in cases:
+                lo, hi = (M(float(x)) for x in c.delta_bracket(e))
+                assert lo <= ref <= hi, (c, e, lo, ref, hi)
+                assert hi - lo <= M("1e-3") * hi + M("1e-300"), (c, e, lo, hi)
+
+
 def test_group_of_subsampled_gaussian_starts_at_one() -> None:
     g = fdp.Gaussian(1.0).subsample(0.5).group(4)
     assert float(g.upper(0.0)) == 1.0 and float(g.lower(0.0)) <= 1.0
