@@ -1154,7 +1154,7 @@ def _plan(
     if mode.k_sd is not None:  # (DEEP: k_sd = 11.3, δ ≈ 1e-30)
         r10 = (mean + mode.k_sd * math.sqrt(var)) / max(var, 1e-300) + 0.5
         target = min(target, 9.0 * tol * (ratio / r10) / r10)
-    saddle = mode.k_sd is not None and grid_step is None  # (measured on the first grid)
+    measure_gap = mode.k_sd is not None and grid_step is None  # (on the first grid)
     # no grid finer than MAX_COMPONENT points over a component's support or 2·MAX_COMPONENT
     # over 24 sd of the composed window (2²⁰ and 2²¹ by default)
     ctail = mode.comp_tail(sum(counts))
@@ -1209,8 +1209,8 @@ def _plan(
                                               strict=True)
         ]
         pred = _couple(comps, hh, ratio, kappa)
-        if saddle:
-            saddle = False
+        if measure_gap:
+            measure_gap = False
             gap = _tail_width(comps, mode.tilt_levels[-1])
             if gap > 0.0 and pred > 0.0:
                 target = min(0.4 * tol * eps_ref, max(target, tol * pred / gap))
