@@ -485,9 +485,9 @@ class _SymmetricMin(Bracketed):
             return
         asked = [p._tol for p in parts if p._tol is not None]
         if both and asked:
-            self._warn_width(np.asarray(delta, dtype=float),
-                             _promised(self._f.info, delta, hi), lo=lo, tol=min(asked),
-                             why=_MISSED)
+            self._warn_width(np.asarray(delta, dtype=float), np.asarray(hi, dtype=float),
+                             lo=lo, tol=min(asked), why=_MISSED,
+                             scale=_promised(self._f.info, delta, hi))
 
     def _deepen(self, need: object = True) -> None:
         """Both directions' deep grids (see :meth:`fdp.numeric.Bracketed.deepen`; a remove
