@@ -28,17 +28,19 @@ _MISSED = "the planned grid step missed it; a smaller tol narrows it"
 
 
 def _promised(info: dict[str, Any], delta: Any, hi: Any) -> np.ndarray:
-    """The scale of the width the engine aims at, where it aims at one: max(ε, ε_ref) for
-    δ ≥ DEEP_DELTA and ε ≥ 1e-3 (the width is at most tol·ε at ε ≥ ε_ref and tol·ε_ref below,
-    where the relative width of a small ε may grow; below DEEP_DELTA the deep grid aims at δ
-    within 1 % instead), NaN elsewhere (no width warning there). Below ε_ref the bracket was
-    not checked at all, and a heavy-tailed composition's missed the plan there silently:
-    compose(poisson_subsample(G_4, 0.001).remove, repeat=10) at 1e-5 was 14 % wide (ε ≈ 0.011,
-    ε_ref = 0.17, width 12x tol·ε_ref)."""
+    """The scale of the width the engine aims at, where it aims at one (δ ≥ DEEP_DELTA and
+    ε ≥ 1e-3; below DEEP_DELTA the deep grid aims at δ within 1 % instead), NaN elsewhere (no
+    width warning there): ε at ε ≥ ε_ref, where the width is at most tol·ε; 2 ε_ref below, where
+    the plan aims at the absolute width tol·ε_ref and its model is not calibrated (a factor 2:
+    misses of a few % there, 0.11 % for 0.1 %, are the model's noise, and calibration loops
+    would warn on them). Below ε_ref the bracket was not checked at all, and a heavy-tailed
+    composition's missed the plan there silently: compose(poisson_subsample(G_4, 0.001).remove,
+    repeat=10) at 1e-5 was 14 % wide (ε ≈ 0.011, ε_ref = 0.17: 12x tol·ε_ref)."""
     d = np.asarray(delta, dtype=float)
     e = np.asarray(hi, dtype=float)
+    ref = float(info.get("eps_ref", 0.0))
     ok = (d >= DEEP_DELTA) & (e >= 1e-3)
-    return np.where(ok, np.maximum(e, float(info.get("eps_ref", 0.0))), np.nan)
+    return np.where(ok, np.where(e >= ref, e, 2.0 * ref), np.nan)
 
 
 class _Released:
