@@ -140,14 +140,19 @@ def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
     lam, dv, cv, src, bottom = lam[order], dv[order], cv[order], src[order], bottom[order]
     first = np.append(True, lam[1:] != lam[:-1])  # equal slopes: the smallest δ
     lam, dv, cv, src, bottom = lam[first], dv[first], cv[first], src[first], bottom[first]
-    # past the smallest δ the hull is flat (those lines are never active)
-    stop = int(np.argmin(dv))  # (the first, i.e. the shallowest, of the ties)
+    # past the smallest δ the hull is flat (those lines are never active); of points tied at
+    # it in float, the one whose 1 − δ is largest (exact for both kinds of line) has the
+    # smallest δ: from_eps_delta([1e-16], [0.5])'s bottom line has δ = 0.5 + 5e-17, which
+    # rounds to 0.5, and taking it (the shallower) dropped the top line, so δ(0) read 0.5 for
+    # the true 0.5 + 2.5e-17 and ε(0.5) read 0 for 1e-16
+    ties = np.flatnonzero(dv == dv.min())
+    stop = int(ties[np.argmax(cv[ties])])  # (the first, the shallowest, of exact ties)
     lam, dv, cv = lam[: stop + 1], dv[: stop + 1], cv[: stop + 1]
     src, bottom = src[: stop + 1], bottom[: stop + 1]
 
     def gap_d(i: int, j: int) -> float:
         """δ_i − δ_j, from the complements where both are above 1/2 (no cancellation)."""
-        return float(cv[j] - cv[i]) if min(dv[i], dv[j]) > 0.5 else float(dv[i] - dv[j])
+        return float(cv[j] - cv[i]) if min(dv[i], dv[j]) >= 0.5 else float(dv[i] - dv[j])
 
     def below(o: int, a: int, b: int) -> bool:
         """Point a on or above the chord o → b (o < a < b by slope): drop it. Scaled by s_b:

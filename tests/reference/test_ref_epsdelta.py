@@ -356,3 +356,18 @@ def test_eps_delta_values_are_at_most_the_truth_at_kinks_and_zeros(eps: float,
         ref = max(M(0), 1 - d - mp.exp(e) * M(x), mp.exp(-e) * (1 - d - M(x)))
         assert M(v) <= ref, (x, v, ref)
         assert M(v) >= ref - M(1e-14) * (1 + ref) - M(1e-300), (x, v, ref)
+
+
+@given(st.floats(1e-16, 1e-12), st.floats(0.3, 0.95))
+def test_from_eps_delta_tiny_eps_keeps_its_top_line(e: float, d: float) -> None:
+    """from_eps_delta([1e-16], [0.5]): the bottom line's δ, 0.5 + 5e-17, rounds to 0.5 and tied
+    with the top line's; the hull kept the shallower and dropped the top line, so δ(0) read 0.5
+    for the true 0.5 + 2.5e-17 and ε(0.5) read 0 for 1e-16 (a helper's note). Against mpmath:
+    δ(0) = δ + (1 − δ)(e^ε − 1)/(e^ε + 1) and ε(δ) = ε exactly (δ(ε') > δ below ε). (Below
+    ε ≈ 6e-17, e^{−ε} is 1 in float and the two lines' complements tie too: still open.)"""
+    c = fdp.from_eps_delta([e], [d])
+    with mp.workdps(60):
+        ee, dd = M(e), M(d)
+        exact0 = dd + (1 - dd) * mp.expm1(ee) / (mp.exp(ee) + 1)
+        assert M(float(c.delta(0.0))) >= exact0
+    assert float(c.epsilon(d)) >= e
