@@ -1376,7 +1376,7 @@ def _window(
     # Chernoff exponents over a fixed geometric grid of t scaled by the composed sd: the
     # per-component moment generating functions are computed once and reused for every a
     # (the upper side on _mgf_grid's t, so that the components' memoized MGFs serve both)
-    t_up = np.geomspace(0.05, 200.0, 48) / max(sd, 1e-12)
+    t_up = _t_up(sd)
     t_dn = np.geomspace(0.5, 80.0, 16) / max(sd, 1e-12)
     lm_up = sum(c.count * c.log_mgf(t_up) for c in comps)
     lm_dn = sum(c.count * c.log_mgf(-t_dn) for c in comps)
@@ -1404,6 +1404,22 @@ _U = UNIT_ROUNDOFF
 _ETA_FFT = 12.0 * _U
 
 
+def _t_up(sd: float) -> np.ndarray:
+    """The t > 0 at which Chernoff bounds on the composed upper tail are tried: 48 points from
+    0.05 to 200 sd⁻¹ (ratio 1.19), and where sd < 1, more at that ratio down to t = 0.05. A
+    small sd with a heavy per-step tail needs the small t: dpsgd(1.1, 1e-4, 100) has sd = 0.0012
+    (the grid began at t = 43), but its tail at 1e-36 lies at ε ≈ 3, where the Chernoff bound is
+    tightest at t ≈ 10; at t ≥ 43 the window reached ε = 87 (2²¹ points at a step 28x the one
+    planned, and the memory cap). Only where the grid would start at t ≤ 1e4 (sd ≥ 5e-6): a
+    smaller sd comes of far-apart atoms with tiny masses (rr(350)³: 1e-73), whose tilts are
+    chosen among t ≈ 1e72, and small t there widened its deep bracket from 1e-9 to 7e-7."""
+    t = np.geomspace(0.05, 200.0, 48) / max(sd, 1e-12)
+    if 0.05 < t[0] <= 1e4:
+        n_lo = math.ceil(math.log(t[0] / 0.05) / math.log(1.2))
+        t = np.concatenate([np.geomspace(0.05, t[0], n_lo, endpoint=False), t])
+    return t
+
+
 #: (t grid, each component's log-MGF bound per step, the composition's Σ n_c log M_c)
 _MGF = tuple[np.ndarray, list[np.ndarray], np.ndarray]
 
@@ -1414,7 +1430,7 @@ def _mgf_grid(comps: list[_Component]) -> _MGF | None:
     sd = math.sqrt(sum(c.count * c.var for c in comps))
     if sd <= 0.0:
         return None
-    t = np.geomspace(0.05, 200.0, 48) / sd
+    t = _t_up(sd)
     per = [c.log_mgf(t) for c in comps]
     return t, per, np.sum([c.count * x for c, x in zip(comps, per, strict=True)], axis=0)
 
@@ -2028,12 +2044,21 @@ def _fft_compose(
         top = float(loss[min(need, N) - 1])
         n0 = c0.count
         stats: dict[int, tuple[np.ndarray, float]] = {}
+        # (the t grid of the terms reaches down to t = 0.05: _mgf_grid's starts at 0.05 sd⁻¹,
+        # 43 for dpsgd(1.1, 1e-4, 100), and a term with two rare steps, whose loss density is
+        # log-convex up to ℓ ≈ 3, needs t ≈ 5–20 to be centred; at t ≥ 43 only its untilted
+        # round-off bound was of use, 3e-22 at ε = 1 where δ is 1e-26)
+        t_terms = mgf[0]
+        if t_terms[0] > 0.05:
+            n_lo = math.ceil(math.log(t_terms[0] / 0.05) / math.log(1.2))
+            t_terms = np.concatenate([np.geomspace(0.05, t_terms[0], n_lo, endpoint=False),
+                                      t_terms])
 
         def piece_stats(x: _Piece) -> tuple[np.ndarray, float]:
             """The piece's log-MGF bound on the t grid and its mean loss (to place tilts)."""
             if id(x) not in stats:
                 m = float(x.w.sum())
-                stats[id(x)] = (x.log_mgf(mgf[0]),
+                stats[id(x)] = (x.log_mgf(t_terms),
                                 float((x.w * x.loss[: x.w.size]).sum()) / m if m > 0 else 0.0)
             return stats[id(x)]
 
@@ -2045,7 +2070,7 @@ def _fft_compose(
             levels = tuple(sorted({x for x in (1e-2 * math.exp(min(mass, 0.0)),
                                                *mode.tilt_levels) if math.log(x) < mass},
                                   reverse=True))
-            ths = _chernoff_tilts(mgf[0], lm_k, mean_k, top, levels)
+            ths = _chernoff_tilts(t_terms, lm_k, mean_k, top, levels)
             # (on a ladder of ratio 1.1, so that terms share their pieces' transforms)
             snap = sorted({0.0, *(1.1 ** round(math.log(x) / math.log(1.1)) for x in ths
                                   if x > 0.0)})
