@@ -1200,7 +1200,15 @@ class Accountant:
             )
         fresh = Accountant(neighbours=state.get("neighbours"), tol=state.get("tol", DEFAULT_TOL))
         for e in state.get("history", []):
-            kind = e.get("kind")
+            kind = e.get("kind") if isinstance(e, dict) else None
+            need = {"dpsgd": ("noise_multiplier", "sample_rate", "count", "sampling",
+                              "neighbours", "sensitivity"), "curve": ("curve", "count")}
+            missing = [k for k in need.get(kind or "", ()) if k not in e]
+            if missing:
+                raise ValueError(
+                    f"accountant state: a {kind!r} history entry lacks {', '.join(missing)} "
+                    "(expected the entries Accountant.state_dict writes)"
+                )
             if kind == "dpsgd":
                 fresh.step(
                     e["noise_multiplier"], e["sample_rate"], steps=e["count"],

@@ -114,8 +114,14 @@ def cmd_report(args: argparse.Namespace) -> dict[str, Any]:
     if args.state is not None:
         if any(x is not None for x in dpsgd_flags):
             raise ValueError("give either --state or DP-SGD parameters, not both")
-        with open(args.state, encoding="utf-8") as fh:
-            acc = Accountant.from_json(fh.read())
+        try:
+            with open(args.state, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise ValueError(
+                f"--state: cannot read {args.state!r} ({exc.strerror or exc})"
+            ) from exc
+        acc = Accountant.from_json(text)
     else:
         if args.noise_multiplier is None:
             raise ValueError("give --noise-multiplier (or --state)")

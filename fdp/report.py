@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from ._checks import check_int, check_scalar
 from .numeric import Bracketed
 from .tradeoff import TradeOff
 
@@ -253,11 +254,11 @@ def report(
     for a in fs:
         if not 0.0 <= a <= 1.0:
             raise ValueError(f"fprs must lie in [0, 1], got {a!r}")
+    check_scalar("tol", tol, low=0.0, low_open=True)
     ks: list[int] = []
     if records_per_user is not None:
-        ks = [int(k) for k in np.atleast_1d(records_per_user)]
-        if any(k < 1 for k in ks):
-            raise ValueError(f"records_per_user must be ≥ 1, got {records_per_user!r}")
+        ks = [check_int("records_per_user", k, low=1)
+              for k in np.atleast_1d(np.asarray(records_per_user, dtype=object))]
     refs = dict(REFERENCES)
     if isinstance(source, Accountant):
         curve = source.curve_at(tol)

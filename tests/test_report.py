@@ -82,6 +82,25 @@ def test_cli_report_from_parameters_plan_and_state(tmp_path: object) -> None:
         cmd_report(_parse(["--state", str(path), "--noise-multiplier", "1"]))
     with pytest.raises(ValueError, match="--sample-rate and --steps"):
         cmd_report(_parse(["--noise-multiplier", "1"]))
+    # a missing file or an entry without its fields: a clear error, not an internal one
+    with pytest.raises(ValueError, match="--state: cannot read"):
+        cmd_report(_parse(["--state", str(path) + ".missing"]))
+    path.write_text('{"fdp_accountant": 1, "history": [{"kind": "dpsgd"}]}')
+    with pytest.raises(ValueError, match="lacks noise_multiplier"):
+        cmd_report(_parse(["--state", str(path)]))
+
+
+def test_report_rejects_bad_tol_and_fractional_records() -> None:
+    # tol = NaN was accepted, and records_per_user = 1.5 silently became 1
+    g = fdp.Gaussian(1.0)
+    with pytest.raises(ValueError, match="tol"):
+        fdp.report(g, tol=float("nan"))
+    with pytest.raises(TypeError, match="records_per_user"):
+        fdp.report(g, records_per_user=1.5)
+    with pytest.raises(TypeError, match="records_per_user"):
+        fdp.report(g, records_per_user=[2, 2.5])
+    with pytest.raises(ValueError, match="records_per_user"):
+        fdp.report(g, records_per_user=[2, 0])
 
 
 def test_cli_report_wired_into_main(
