@@ -698,6 +698,25 @@ class PiecewiseLinear(TradeOff):
         loss = _monotone_losses(loss, side)
         return p, q, loss
 
+    @property
+    def lower(self) -> TradeOff:
+        """A certified lower curve. Exact curves return themselves, except an engine's
+        optimistic curve (a bracket's ``upper``: its δ is its masses' less an offset, a
+        constant one in its breakpoints and a smaller one at large ε in its δ and ε): its
+        masses' own curve, whose δ is at least both. (Composed as an exact curve, the grid
+        read its breakpoints, whose δ at ε = 10 was 0 for G_√0.74's optimistic curve, and the
+        bracket came out inverted below its own δ(ε) = 1.5e-30.)"""
+        if self._side == "upper" and self._given_masses is not None and (
+                self._offset > 0.0 or self._offset_steps is not None) and self.kind == "exact":
+            return self._masses_curve
+        return super().lower
+
+    @cached_property
+    def _masses_curve(self) -> PiecewiseLinear:
+        """The curve of this curve's masses and +∞ atom, without the offset (side "lower")."""
+        p, q, loss = self._given_masses  # type: ignore[misc]
+        return PiecewiseLinear.from_masses(p, q, q_inf=self._mass_qinf, loss=loss)
+
     @cached_property
     def _masses(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The pair's outcome masses (p_j, q_j, loss_j), sorted by decreasing finite-or-−∞ loss,

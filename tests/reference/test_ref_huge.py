@@ -90,6 +90,28 @@ def test_nested_composition_of_huge_losses() -> None:
     assert M(float(lo2)) <= GaussRef(70).epsilon(M("1e-5")) <= M(float(hi2)) < 2800
 
 
+def test_composing_an_engine_optimistic_curve_is_consistent() -> None:
+    """A bracket's optimistic curve (``h.upper``) composed as an exact curve: the grid read its
+    breakpoints (the masses' curve lifted by a constant offset, δ = 0 beyond ε ≈ 7.7), while
+    its own δ(10) = 1.5e-30 (a smaller offset at large ε) became the composition's lower end:
+    the bracket of δ(10) was inverted, [1.5e-30, 1.1e-32]. Its certified lower curve is now
+    its masses' curve. Reference: the exact composition of those masses with G_0.3 in mpmath,
+    Σ_j q_j E[(1 − e^{ε − ℓ_j − L})₊] with L ~ N(μ²/2, μ²) (G_μ's loss under Q), plus q_∞."""
+    u = fdp.compose(fdp.Gaussian(0.5), fdp.Gaussian(0.7), numeric=True).upper
+    _, q, loss = u._given_masses
+    c = fdp.compose(u, fdp.Gaussian(0.3), numeric=True)
+    mu = M(0.3)
+    for eps in (6.0, 8.0, 10.0):
+        e = M(eps)
+        ref = M(u._mass_qinf) + mp.fsum(
+            M(qj) * (mp.ncdf((mu**2 / 2 + M(lj) - e) / mu)
+                     - mp.exp(e - M(lj)) * mp.ncdf((mu**2 / 2 + M(lj) - e) / mu - mu))
+            for qj, lj in zip(q.tolist(), loss.tolist(), strict=True) if qj > 0)
+        lo, hi = c.delta_bracket(eps)
+        assert lo <= hi, (eps, lo, hi)
+        assert M(hi) >= ref * (1 - M(1e-9)), (eps, hi, ref)  # the masses' composition
+
+
 def test_from_eps_delta_huge_eps_matches_family() -> None:
     for eps in (800.0, 5000.0):
         f, g = fdp.from_eps_delta(eps, 1e-6), fdp.EpsDelta(eps, 1e-6)
