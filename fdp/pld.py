@@ -805,6 +805,30 @@ def _offsets(atoms: list[tuple[np.ndarray, np.ndarray]], h: float) -> list[float
 
 
 # ------------------------------------------------------------------------------ components
+def _offset_charges(c: TradeOff) -> tuple[np.ndarray, np.ndarray] | None:
+    """The offset of an engine's optimistic curve as slack charges (losses, amounts), or None
+    for any other curve.
+
+    Such a curve (a bracket's ``upper``, :func:`_curve_from_atoms`) holds masses whose δ exceeds
+    the true one by at most off(ε): ``offset`` below e_0, v_k on [e_k, e_{k+1}), v_last from
+    the last edge on (its ``offset_steps`` (e, v); a constant ``offset`` without them). Its
+    breakpoints subtract the constant, so a grid reading them loses δ below it (δ = 0 beyond
+    ε ≈ 7.7 for G_√0.74's, whose off(ε) falls from 8e-19 to 5e-51 at ε ≥ 6). Composed from its
+    masses instead, with off(ε) = v_last + Σ_k (v_{k−1} − v_k)₊ 1[ε < e_k] (v_{−1} = offset;
+    the positive parts only raise it) as the optimistic measure's slack charges — the
+    charge at loss e_k holds for ε < e_k, the one at +∞ everywhere, as :func:`_optimistic`'s
+    — the composition charges them by :func:`_slack_steps`' telescoping bound."""
+    if not (isinstance(c, PiecewiseLinear) and c.kind == "exact" and c._side == "upper"
+            and c._given_masses is not None
+            and (c._offset > 0.0 or c._offset_steps is not None)):
+        return None
+    if c._offset_steps is None:
+        return np.array([np.inf]), np.array([c._offset])
+    e, v = (np.asarray(x, dtype=float) for x in c._offset_steps)
+    prev = np.concatenate([[c._offset], v[:-1]])
+    return (np.append(e, np.inf), np.append(np.maximum(prev - v, 0.0), max(float(v[-1]), 0.0)))
+
+
 class _Component:
     """One distinct curve of a composition on its lattice o + hℤ: both grid measures.
 
@@ -818,6 +842,12 @@ class _Component:
         self, lower: TradeOff, upper: TradeOff, count: int, h: float, offset: float,
         tail: float = TAIL, subs: int | None = None,
     ) -> None:
+        # an engine's optimistic curve (a bracket's ``upper``): its masses, with its offset as
+        # slack charges of the optimistic measure (see _offset_charges)
+        charges = _offset_charges(upper)
+        if charges is not None:
+            upper = upper._masses_curve  # type: ignore[attr-defined]
+        self.charged = charges is not None
         lo, hi = _support(lower, tail)
         if upper is not lower:
             lo2, hi2 = _support(upper, tail)
@@ -847,6 +877,9 @@ class _Component:
         self.wo, self.qo_inf, self.slack_loss, self.slack_mass = _optimistic(
             lb_up, ps, qs, edges
         )
+        if charges is not None:
+            self.slack_loss = np.concatenate([self.slack_loss, charges[0]])
+            self.slack_mass = np.concatenate([self.slack_mass, charges[1]])
         self.slack = float(self.slack_mass.sum())  # a bound at every ε
         tot = self.w.sum()
         self.mean = float((self.w * edges).sum() / tot) if tot > 0 else 0.0
@@ -1113,7 +1146,10 @@ def _couple(comps: list[_Component], h: float, ratio: float, kappa: float) -> fl
         # subsampling's log(1 − p), has its "tail" part inside the bulk: weigh it fully)
         k = max(kappa, 1.0 - min(1.0, (c.mean - float(c.loss[0])) / max(sd, 1e-300)))
         opt = ratio * c.count * max(c.drift + k * c.drift_tail, 0.0)
-        c.coupled = opt > h * math.sqrt(c.count * log_eta / 2.0) + c.count * cm
+        # (not a curve whose optimistic side carries offset charges: the coupled measure
+        # would take its masses' curve for an optimistic one)
+        c.coupled = not c.charged and opt > h * math.sqrt(c.count * log_eta / 2.0) + (
+            c.count * cm)
         if c.coupled:
             n_a += c.count
         else:

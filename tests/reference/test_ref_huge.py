@@ -85,9 +85,31 @@ def test_nested_composition_of_huge_losses() -> None:
     assert 0 < M(float(lo)) <= want <= M(float(hi)) <= want * (1 + M("1e-3")), (lo, want, hi)
     d_lo, d_hi = h.delta_bracket(1400.0)
     assert 0 < M(float(d_lo)) <= ref.delta(1400) <= M(float(d_hi)), (d_lo, d_hi)
-    with pytest.warns(fdp.AccuracyWarning):  # (48 % wide: the lower end is inner's own ε)
-        lo2, hi2 = (inner @ inner).epsilon_bracket(1e-5)
-    assert M(float(lo2)) <= GaussRef(70).epsilon(M("1e-5")) <= M(float(hi2)) < 2800
+    # (it was 48 % wide, the lower end inner's own ε: the optimistic side read inner's
+    # breakpoints, lifted by its offset; now its masses with the offset as slack charges)
+    lo2, hi2 = (inner @ inner).epsilon_bracket(1e-5)
+    want2 = GaussRef(70).epsilon(M("1e-5"))
+    assert M(float(lo2)) <= want2 <= M(float(hi2)) <= want2 * (1 + M("1e-3")), (lo2, hi2)
+
+
+@pytest.mark.parametrize("delta", ["1e-10", "1e-20", "1e-30"])
+def test_nested_gaussian_composition_deep_tail(delta: str) -> None:
+    """A numeric composition composed again: the outer optimistic side read the inner
+    bracket's optimistic breakpoints, lifted by a constant offset (8e-19), and at δ ≤ 1e-18
+    only the inner curve's own ε was left as the lower end: [10.0318, 10.6520] at 1e-30
+    (5.8 %). The inner curve's masses now compose with its offset as slack charges (its
+    offset falls to 5e-51 at ε ≥ 6). Reference: G_√(0.25 + 0.49 + 0.09) in mpmath."""
+    inner = fdp.compose(fdp.Gaussian(0.5), fdp.Gaussian(0.7), numeric=True)
+    h = fdp.compose(inner, fdp.Gaussian(0.3), numeric=True)
+    ref = GaussRef(mp.sqrt(M("0.83")))
+    lo, hi = h.epsilon_bracket(float(delta))
+    want = ref.epsilon(M(delta))
+    assert M(float(lo)) <= want <= M(float(hi)), (lo, want, hi)
+    assert hi - lo <= 1e-3 * hi
+    d_lo, d_hi = h.delta_bracket(hi)
+    assert M(float(d_lo)) <= ref.delta(M(float(hi))) <= M(float(d_hi))
+    if float(delta) < 1e-12:  # (the deep grid; issue 13: δ within 1 %)
+        assert d_hi - d_lo <= 0.01 * d_hi
 
 
 def test_composing_an_engine_optimistic_curve_is_consistent() -> None:
