@@ -818,9 +818,7 @@ def _offset_charges(c: TradeOff) -> tuple[np.ndarray, np.ndarray] | None:
     the positive parts only raise it) as the optimistic measure's slack charges — the
     charge at loss e_k holds for ε < e_k, the one at +∞ everywhere, as :func:`_optimistic`'s
     — the composition charges them by :func:`_slack_steps`' telescoping bound."""
-    if not (isinstance(c, PiecewiseLinear) and c.kind == "exact" and c._side == "upper"
-            and c._given_masses is not None
-            and (c._offset > 0.0 or c._offset_steps is not None)):
+    if not (isinstance(c, PiecewiseLinear) and c._lifted):
         return None
     if c._offset_steps is None:
         return np.array([np.inf]), np.array([c._offset])
@@ -2080,21 +2078,16 @@ def _fft_compose(
         top = float(loss[min(need, N) - 1])
         n0 = c0.count
         stats: dict[int, tuple[np.ndarray, float]] = {}
-        # (the t grid of the terms reaches down to t = 0.05: _mgf_grid's starts at 0.05 sd⁻¹,
-        # 43 for dpsgd(1.1, 1e-4, 100), and a term with two rare steps, whose loss density is
-        # log-convex up to ℓ ≈ 3, needs t ≈ 5–20 to be centred; at t ≥ 43 only its untilted
-        # round-off bound was of use, 3e-22 at ε = 1 where δ is 1e-26)
-        t_terms = mgf[0]
-        if t_terms[0] > 0.05:
-            n_lo = math.ceil(math.log(t_terms[0] / 0.05) / math.log(1.2))
-            t_terms = np.concatenate([np.geomspace(0.05, t_terms[0], n_lo, endpoint=False),
-                                      t_terms])
+        # (the t grid reaches small t (_t_up): a term with two rare steps of dpsgd(1.1, 1e-4,
+        # 100), whose loss density is log-convex up to ℓ ≈ 3, needs t ≈ 5–20 to be centred;
+        # from t = 43 on only its untilted round-off bound was of use, 3e-22 at ε = 1 where δ
+        # is 1e-26)
 
         def piece_stats(x: _Piece) -> tuple[np.ndarray, float]:
             """The piece's log-MGF bound on the t grid and its mean loss (to place tilts)."""
             if id(x) not in stats:
                 m = float(x.w.sum())
-                stats[id(x)] = (x.log_mgf(t_terms),
+                stats[id(x)] = (x.log_mgf(mgf[0]),
                                 float((x.w * x.loss[: x.w.size]).sum()) / m if m > 0 else 0.0)
             return stats[id(x)]
 
@@ -2106,7 +2099,7 @@ def _fft_compose(
             levels = tuple(sorted({x for x in (1e-2 * math.exp(min(mass, 0.0)),
                                                *mode.tilt_levels) if math.log(x) < mass},
                                   reverse=True))
-            ths = _chernoff_tilts(t_terms, lm_k, mean_k, top, levels)
+            ths = _chernoff_tilts(mgf[0], lm_k, mean_k, top, levels)
             # (on a ladder of ratio 1.1, so that terms share their pieces' transforms)
             snap = sorted({0.0, *(1.1 ** round(math.log(x) / math.log(1.1)) for x in ths
                                   if x > 0.0)})

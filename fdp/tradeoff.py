@@ -706,10 +706,13 @@ class PiecewiseLinear(TradeOff):
         masses' own curve, whose δ is at least both. (Composed as an exact curve, the grid
         read its breakpoints, whose δ at ε = 10 was 0 for G_√0.74's optimistic curve, and the
         bracket came out inverted below its own δ(ε) = 1.5e-30.)"""
-        if self._side == "upper" and self._given_masses is not None and (
-                self._offset > 0.0 or self._offset_steps is not None) and self.kind == "exact":
-            return self._masses_curve
-        return super().lower
+        return self._masses_curve if self._lifted else super().lower
+
+    @property
+    def _lifted(self) -> bool:
+        """An engine's optimistic curve: exact-kind masses read with an offset (lift)."""
+        return self._side == "upper" and self._given_masses is not None and (
+            self._offset > 0.0 or self._offset_steps is not None) and self.kind == "exact"
 
     @cached_property
     def _masses_curve(self) -> PiecewiseLinear:
