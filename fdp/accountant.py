@@ -1019,6 +1019,12 @@ class Accountant:
     def epsilon(self, delta: float) -> float:
         """Certified upper bound on ε at ``delta`` (exact for closed-form results).
 
+        Each value is a certified upper bound for the history so far, computed afresh (on the
+        fast path's grid, or the engine's at ``tol``), not the tightest one: logged after each
+        epoch, it can fall by a small fraction of ``tol`` where a later grid happens to be
+        tighter (a random hunt found 10.49005 → 10.48734, −0.03 %, after more steps). Both are
+        valid; the true ε never falls.
+
         Examples
         --------
         >>> round(Accountant().compose(Gaussian(1.0)).epsilon(1e-5), 6)
