@@ -8,6 +8,7 @@ conservative ones (those of ``lower``): ``h.epsilon(d)`` is a certified upper bo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -224,12 +225,16 @@ class Bracketed(TradeOff):
             d = np.minimum(d, self._tail.delta(eps))
         if self._closed is not None:
             d = np.minimum(d, self._closed.delta_upper(eps, 1e-6 * d).reshape(np.shape(d)))
-        if self._tail is not None and np.any(d <= 0.0):  # (the top is built on first use)
-            # rounded up: where the composed loss is unbounded (its largest loss, per the tail
-            # bound, is ∞ or above ε) the true δ is positive, so a δ that underflowed to 0 is
-            # the least subnormal (0 would claim pure DP at ε)
+        if self._tail is not None:
+            # the composed loss is at most ``top`` (fdp.tails.composed_max_loss): δ = 0 at
+            # ε ≥ top, where a grid step wider than a step's loss range can leave δ > 0; below
+            # it a δ that underflowed to 0 is the least subnormal (the true δ is positive
+            # there; 0 would claim pure DP at ε)
             top = self._tail.top
-            d = np.where((d <= 0.0) & (np.asarray(eps) < top), TINY, d)
+            e_arr = np.asarray(eps)
+            d = np.where((d <= 0.0) & (e_arr < top), TINY, d)
+            if math.isfinite(top):
+                d = np.where(e_arr >= top, 0.0, d)
         return d
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
@@ -237,6 +242,8 @@ class Bracketed(TradeOff):
         e = self._side_lower()._epsilon(delta)
         if self._tail is not None and self._consult_tail(delta, e):
             e = np.minimum(e, self._tail.epsilon(delta))
+        if self._tail is not None:  # (δ = 0 at the composed largest loss and beyond)
+            e = np.minimum(e, self._tail.top)
         if self._closed is not None:
             e = np.minimum(e, self._closed.epsilon_upper(delta, e).reshape(np.shape(e)))
         if self.info.get("capped_tol") is not None and not self._quiet:
@@ -348,8 +355,9 @@ class Bracketed(TradeOff):
 
     def certificate(self, delta: float) -> dict[str, Any]:
         """The conservative ε(δ) and what certified it: ``"grid"`` (the lower curve of the
-        numeric bracket) or ``"tail bound"`` (the closed-form moment bound of :mod:`fdp.tails`,
-        BBGHS Thm 21), whichever is smaller.
+        numeric bracket), ``"tail bound"`` (the closed-form moment bound of :mod:`fdp.tails`,
+        BBGHS Thm 21) or ``"largest loss"`` (the sum of the components' largest losses, where
+        δ is 0), whichever is smallest.
 
         Examples
         --------
@@ -369,6 +377,10 @@ class Bracketed(TradeOff):
             out[self._closed.name] = closed
             if closed < best:
                 out.update(epsilon=closed, source=self._closed.name, grid=grid)
+        top = self._tail.top if self._tail is not None else float("inf")
+        if top <= out["epsilon"] and top < grid:  # (δ = 0 from the composed largest loss on)
+            out.update({"epsilon": top, "source": "largest loss", "grid": grid,
+                        "largest loss": top})
         return out
 
     def inverse(self) -> Bracketed:

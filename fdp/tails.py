@@ -409,6 +409,14 @@ def max_loss(curve: Any) -> float:
     return out * (1.0 + 8.0 * UNIT_ROUNDOFF) + 1e-300 if math.isfinite(out) and out > 0 else out
 
 
+def composed_max_loss(items: list[tuple[Any, int]]) -> float:
+    """An upper bound on the largest loss of Π fᵢ^{⊗nᵢ}: Σ nᵢ :func:`max_loss` (fᵢ), rounded
+    up (losses add under composition), or ∞. The composition's δ(ε) is 0 for ε at or above it.
+    """
+    top = sum(n * max_loss(c) for c, n in items)
+    return top * (1.0 + 4.0 * UNIT_ROUNDOFF) if top > 0 else top
+
+
 class TailBound:
     """The tail bound of a composition: total K(θ) on the θ grid, with δ and ε queries, and
     the composition's largest loss where every component's is known (δ = 0 beyond it)."""
@@ -431,8 +439,7 @@ class TailBound:
             tot = tot + n * kc
         if not np.isfinite(tot).any():
             return None
-        top = sum(n * max_loss(c) for c, n in items)
-        return cls(tot, thetas, top=top * (1.0 + 4.0 * UNIT_ROUNDOFF) if top > 0 else top)
+        return cls(tot, thetas, top=composed_max_loss(items))
 
     @staticmethod
     def lazy(items: list[tuple[Any, int]], thetas: np.ndarray = THETAS) -> _LazyTailBound:
@@ -456,16 +463,22 @@ class _LazyTailBound:
         self._items: list[tuple[Any, int]] | None = list(items)
         self._thetas = thetas
         self._bound: TailBound | None = None
+        self._top: float | None = None
 
     def _get(self) -> TailBound | None:
         if self._items is not None:
+            _ = self.top
             self._bound, self._items = TailBound.of_items(self._items, self._thetas), None
         return self._bound
 
     @property
     def top(self) -> float:
-        b = self._get()
-        return math.inf if b is None else b.top
+        """The composition's largest loss (:func:`composed_max_loss`, ∞ where unknown; without
+        the moments, which cost more)."""
+        if self._top is None:
+            self._top = (composed_max_loss(self._items) if self._items is not None
+                         else math.inf)
+        return self._top
 
     def delta(self, eps: np.ndarray) -> np.ndarray:
         b = self._get()
