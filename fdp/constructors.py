@@ -136,23 +136,37 @@ def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
         # each point's δ and 1 − δ (the latter exact for the bottom lines: e^{−ε}(1 − δ))
         cv = np.concatenate([1.0 - d, np.exp(-e) * (1.0 - d), [0.0]])
         dv = np.concatenate([d, -np.expm1(-e) + np.exp(-e) * d, [1.0]])
+        # each point's δ as src + ex: ex = 0 for a top line and the zero line, and
+        # (1 − δ_i)(1 − e^{−ε_i}) for a bottom line (its δ − δ_i, kept apart: below ε ≈ 1e-16
+        # it vanishes in the rounded sum)
+        ex = np.concatenate([np.zeros(e.size), (1.0 - d) * -np.expm1(-e), [0.0]])
     order = np.lexsort((dv, lam))  # by slope, then δ
-    lam, dv, cv, src, bottom = lam[order], dv[order], cv[order], src[order], bottom[order]
+    lam, dv, cv, src, bottom, ex = (lam[order], dv[order], cv[order], src[order], bottom[order],
+                                    ex[order])
     first = np.append(True, lam[1:] != lam[:-1])  # equal slopes: the smallest δ
-    lam, dv, cv, src, bottom = lam[first], dv[first], cv[first], src[first], bottom[first]
+    lam, dv, cv, src, bottom, ex = (lam[first], dv[first], cv[first], src[first], bottom[first],
+                                    ex[first])
     # past the smallest δ the hull is flat (those lines are never active); of points tied at
-    # it in float, the one whose 1 − δ is largest (exact for both kinds of line) has the
-    # smallest δ: from_eps_delta([1e-16], [0.5])'s bottom line has δ = 0.5 + 5e-17, which
-    # rounds to 0.5, and taking it (the shallower) dropped the top line, so δ(0) read 0.5 for
-    # the true 0.5 + 2.5e-17 and ε(0.5) read 0 for 1e-16
-    ties = np.flatnonzero(dv == dv.min())
-    stop = int(ties[np.argmax(cv[ties])])  # (the first, the shallowest, of exact ties)
-    lam, dv, cv = lam[: stop + 1], dv[: stop + 1], cv[: stop + 1]
-    src, bottom = src[: stop + 1], bottom[: stop + 1]
-
+    # it in float, the one whose exact δ (src + ex, compared as differences) is smallest:
+    # from_eps_delta([1e-16], [0.5])'s bottom line has δ = 0.5 + 5e-17, which rounds to 0.5,
+    # and taking it (the shallower) dropped the top line, so δ(0) read 0.5 for the true
+    # 0.5 + 2.5e-17 and ε(0.5) read 0 for 1e-16 (at 1e-17 the lines' 1 − δ tie as well)
     def gap_d(i: int, j: int) -> float:
-        """δ_i − δ_j, from the complements where both are above 1/2 (no cancellation)."""
-        return float(cv[j] - cv[i]) if min(dv[i], dv[j]) >= 0.5 else float(dv[i] - dv[j])
+        """δ_i − δ_j, from whichever form loses less: (δ'_i − δ'_j) + (ex_i − ex_j), δ' the
+        lines' own δ (src; keeps a bottom line's ex far below the ulp of δ at tiny ε), or the
+        complements 1 − δ where both are above 1/2 (exact for both kinds of line: a bottom
+        line's e^{−ε}(1 − δ') at large ε, where ex is 1 − tiny)."""
+        split = float((src[i] - src[j]) + (ex[i] - ex[j]))
+        if min(dv[i], dv[j]) >= 0.5 and max(cv[i], cv[j]) < max(ex[i], ex[j]) + abs(
+                src[i] - src[j]):
+            return float(cv[j] - cv[i])
+        return split
+
+    ties = np.flatnonzero(dv == dv.min())
+    key = np.array([gap_d(int(t), int(ties[0])) for t in ties])
+    stop = int(ties[np.argmin(key)])  # (the first, the shallowest, of exact ties)
+    lam, dv, cv = lam[: stop + 1], dv[: stop + 1], cv[: stop + 1]
+    src, bottom, ex = src[: stop + 1], bottom[: stop + 1], ex[: stop + 1]
 
     def below(o: int, a: int, b: int) -> bool:
         """Point a on or above the chord o → b (o < a < b by slope): drop it. Scaled by s_b:
@@ -167,7 +181,8 @@ def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
         while len(hull) >= 2 and below(hull[-2], hull[-1], i):
             hull.pop()
         hull.append(i)
-    lam, dv, cv, src, bottom = lam[hull], dv[hull], cv[hull], src[hull], bottom[hull]
+    lam, dv, cv, src, bottom, ex = (lam[hull], dv[hull], cv[hull], src[hull], bottom[hull],
+                                    ex[hull])
     m = lam.size
     # s_k α_k and s_{k+1} α_k at each breakpoint k (between vertices k and k + 1), as
     # (δ_k − δ_{k+1}) / (e^{λ_{k+1} − λ_k} − 1) and (δ_k − δ_{k+1}) / (1 − e^{λ_k − λ_{k+1}})

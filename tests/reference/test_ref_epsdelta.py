@@ -358,13 +358,15 @@ def test_eps_delta_values_are_at_most_the_truth_at_kinks_and_zeros(eps: float,
         assert M(v) >= ref - M(1e-14) * (1 + ref) - M(1e-300), (x, v, ref)
 
 
-@given(st.floats(1e-16, 1e-12), st.floats(0.3, 0.95))
+@given(st.one_of(st.floats(1e-300, 1e-12), st.sampled_from([1e-17, 5e-17, 6e-17, 1e-100])),
+       st.floats(0.0, 0.95))
 def test_from_eps_delta_tiny_eps_keeps_its_top_line(e: float, d: float) -> None:
     """from_eps_delta([1e-16], [0.5]): the bottom line's δ, 0.5 + 5e-17, rounds to 0.5 and tied
     with the top line's; the hull kept the shallower and dropped the top line, so δ(0) read 0.5
-    for the true 0.5 + 2.5e-17 and ε(0.5) read 0 for 1e-16 (a helper's note). Against mpmath:
-    δ(0) = δ + (1 − δ)(e^ε − 1)/(e^ε + 1) and ε(δ) = ε exactly (δ(ε') > δ below ε). (Below
-    ε ≈ 6e-17, e^{−ε} is 1 in float and the two lines' complements tie too: still open.)"""
+    for the true 0.5 + 2.5e-17 and ε(0.5) read 0 for 1e-16 (a helper's note). Below
+    ε ≈ 6e-17 the two lines' 1 − δ tie too (e^{−ε} is 1 in float): the hull now compares the
+    lines' exact δ as δ_i + (1 − δ_i)(1 − e^{−ε_i}), the parts apart. Against mpmath:
+    δ(0) = δ + (1 − δ)(e^ε − 1)/(e^ε + 1) and ε(δ) = ε exactly (δ(ε') > δ below ε)."""
     c = fdp.from_eps_delta([e], [d])
     with mp.workdps(60):
         ee, dd = M(e), M(d)
