@@ -23,7 +23,21 @@ from hypothesis import strategies as st
 import fdp
 
 from ._check import Collect, check_curve
-from ._ref import ONE, PL, ZERO, M, dist, hull, mp, poisson, power, product, subsample, symmetrize
+from ._ref import (
+    ONE,
+    PL,
+    ZERO,
+    M,
+    dist,
+    hull,
+    mp,
+    poisson,
+    power,
+    product,
+    subsample,
+    subsampled_laplace,
+    symmetrize,
+)
 from ._strategies import composition, dyadic_pair, sweep
 
 
@@ -775,3 +789,26 @@ def test_symmetrized_laplace_mixture_delta_bracket_holds_the_truth(mu: float, p:
         # beyond f⁻¹'s largest loss −log(1 − p) its δ is 0, so the truth is δ_f itself
         if eps >= -math.log1p(-p):
             assert lo <= df, (lo, df)
+
+
+@pytest.mark.parametrize(("mu", "p"), [(30.0, 0.1), (50.0, 0.01), (10.0, 0.5)])
+def test_symmetrized_mixture_lower_curve_below_the_truth(mu: float, p: float) -> None:
+    # symmetrize(Mixture(L_30, 0.1)): its lower curve's inverse was rebuilt from differenced
+    # masses, which lost 574 breakpoints next to the kink of slope −1; the chords left there lay
+    # 1.5e-12 above f_p⁻¹ and the symmetrized lower curve 8e-13 above the truth (at α = 0.895).
+    # Reference: C_p(L_μ) in mpmath (the line of slope −1 between x* = e^{−μ/2}/2 and
+    # y* = f_p(x*), f_p and f_p⁻¹ outside), independent of fdp.
+    from fdp.operations import Mixture
+
+    ref = subsampled_laplace(mu, p)
+    s = fdp.symmetrize(Mixture(fdp.Laplace(mu), p))
+    with mp.workdps(40):
+        xs, ys = float(ref.xs), float(ref.ys)
+        pts = np.unique(np.concatenate([
+            np.linspace(0.0, 1.0, 21), [xs, ys, 0.5 * (xs + ys), 0.895 * ys],
+            ys + np.geomspace(1e-12, 1e-6, 12), xs * (1 - np.geomspace(1e-6, 0.5, 6))]))
+        pts = pts[(pts >= 0.0) & (pts <= 1.0)]
+        for curve in (s.lower, s):
+            for a, v in zip(pts, curve(pts), strict=True):
+                t = ref.beta(M(float(a)))
+                assert M(float(v)) <= t + M(1e-300), (a, v, t)
