@@ -745,6 +745,13 @@ def tiny_delta(b: Bench) -> None:
         {"s": 0.5, "p": 1e-4, "T": 1000, "delta": 1e-10},
     )
     dpsgd_peers(b, work, 0.5, 1e-4, 1000, 1e-10, None)
+    # a sparse short run's far tail (the deep grid for ε ≥ ε(1e-12) only, the bulk kept)
+    work = "DP-SGD σ=1.1, p=1e-4, T=100, ε at δ=1e-20"
+    REFNOTES[work] = ("none (fdp's bracket is within 0.004 % in δ; the max-coordinate test's "
+                      "mpmath lower bound is in tests/reference/test_ref_split.py)")
+    b.row(work, "fdp", "tol=1e-3 (default)", "w_fdp_dpsgd",
+          {"s": 1.1, "p": 1e-4, "T": 100, "delta": 1e-20})
+    dpsgd_peers(b, work, 1.1, 1e-4, 100, 1e-20, None)
     for delta in (1e-30, 1e-300):
         ref = ref_gdp_eps(math.sqrt(10.0), delta)
         work = f"Gaussian(0.1)^1000 numeric, ε at δ={delta:g}"

@@ -1161,8 +1161,10 @@ def _plan(
     tol: float,
     grid_step: float | None,
     mode: _Mode = DEEP,
+    eps_floor: float | None = None,
 ) -> tuple[list[_Component], float, dict[str, Any]]:
-    """Components on a grid whose predicted bracket width meets ``tol`` (step 5)."""
+    """Components on a grid whose predicted bracket width meets ``tol`` (step 5); a deep grid
+    with ``eps_floor`` serves ε ≥ eps_floor only (its width cap is relative to it)."""
     counts = [n for _, n in lower_items]
     atoms = [_atoms(c) for c, _ in upper_items]
     mean = var = 0.0
@@ -1247,7 +1249,9 @@ def _plan(
             measure_gap = False
             gap = _tail_width(comps, mode.tilt_levels[-1])
             if gap > 0.0 and pred > 0.0:
-                target = min(0.4 * tol * eps_ref, max(target, tol * pred / gap))
+                # (for the far tail only, the cap is relative to the smallest ε it serves)
+                cap_ref = eps_ref if eps_floor is None else max(eps_ref, eps_floor)
+                target = min(0.4 * tol * cap_ref, max(target, tol * pred / gap))
         history.append((hh, pred))
         if grid_step is not None:
             break
@@ -2545,6 +2549,7 @@ def _symmetric_types() -> tuple[type, ...]:
 def compose_numeric(
     items: list[tuple[TradeOff, int]], *, tol: float, grid_step: float | None,
     deep: bool = False, tilted: bool = False, split: bool = False,
+    eps_floor: float | None = None,
 ) -> TradeOff:
     """The certified numerical composition of ``items`` ((curve, repeat count) pairs).
 
@@ -2564,6 +2569,9 @@ def compose_numeric(
         deep grid
         the first time a query needs a smaller δ or its ``lower``/``upper`` curves are taken
         (by the user, a plot or an operation). A fixed ``grid_step`` is always deep.
+    eps_floor : float or None
+        With ``deep``: the grid serves ε ≥ eps_floor only (the far tail), its step sized for the
+        width there (:meth:`fdp.numeric.Bracketed._step_tail` keeps the bulk grid beside it).
 
     Returns
     -------
@@ -2585,7 +2593,8 @@ def compose_numeric(
         return _revealing(items)
     upper_items = [(c if c.kind == "approximation" else c.upper, n) for c, n in items]
     mode = DEEP if deep or approx or grid_step is not None else (FAST if tilted else FAST0)
-    comps, h, plan = _plan(lower_items, upper_items, tol, grid_step, mode)
+    comps, h, plan = _plan(lower_items, upper_items, tol, grid_step, mode,
+                           eps_floor if mode is DEEP else None)
     # (a bulk grid over the memory cap stays a bulk grid: re-planned coarser below, it is
     # tighter at the δ it answers than the deep grid at the same cap, whose components and
     # window reach 1e-42 and 1e-36 — dpsgd(0.5, 1e-4, 10⁷) at δ = 1e-5: 0.20 % instead of
@@ -2750,13 +2759,29 @@ def _no_grid(items: list[tuple[TradeOff, int]], tol: float, need: int) -> TradeO
 
 
 class _Deepen:
-    """Rebuilds a bulk (``FAST``) engine result on its deep grid; picklable (a recipe)."""
+    """Rebuilds a bulk (``FAST``) engine result on its deep grid; picklable (a recipe).
+    :meth:`tail` gives the recipe of a deep grid for ε ≥ a floor only."""
 
     def __init__(self, items: list[tuple[TradeOff, int]], tol: float) -> None:
         self.items, self.tol = items, tol
 
     def __call__(self) -> TradeOff:
         return compose_numeric(self.items, tol=self.tol, grid_step=None, deep=True)
+
+    def tail(self, eps_floor: float) -> _TailDeepen:
+        return _TailDeepen(self.items, self.tol, eps_floor)
+
+
+class _TailDeepen:
+    """Builds the deep grid for ε ≥ ``eps_floor`` only (see
+    :meth:`fdp.numeric.Bracketed._step_tail`); picklable."""
+
+    def __init__(self, items: list[tuple[TradeOff, int]], tol: float, eps_floor: float) -> None:
+        self.items, self.tol, self.eps_floor = items, tol, eps_floor
+
+    def __call__(self) -> TradeOff:
+        return compose_numeric(self.items, tol=self.tol, grid_step=None, deep=True,
+                               eps_floor=self.eps_floor)
 
 
 class _Retilt:

@@ -518,7 +518,7 @@ class _SymmetricMin(Bracketed):
         todo[todo] = ~self._screened(fe[todo], d[todo])
         if np.any(todo):
             g = self._parts[1]
-            cur = np.minimum(np.asarray(g._side_lower()._epsilon(d[todo]), dtype=float),
+            cur = np.minimum(np.asarray(g._grid_lower_epsilon(d[todo]), dtype=float),
                              self._cap)
             need = cur > fe[todo]
             if np.any(need):
@@ -543,7 +543,7 @@ class _SymmetricMin(Bracketed):
         todo = below & ~scr
         if np.any(todo):
             g = self._parts[1]
-            out[todo] = g._side_lower()._delta(e[todo])
+            out[todo] = g._grid_lower_delta(e[todo])
             need = todo & (out > fd)
             if np.any(need):
                 out[need] = g._delta(e[need])
@@ -571,7 +571,7 @@ class _SymmetricMin(Bracketed):
         now where larger (only if g is built: ε ≥ ε_f alone is certified too)."""
         if self._g is None:
             return f_lo
-        return np.maximum(f_lo, np.minimum(self._g._side_upper().epsilon(delta), self._cap))
+        return np.maximum(f_lo, np.minimum(self._g._grid_upper_epsilon(delta), self._cap))
 
     def epsilon_bracket(self, delta: object) -> tuple[object, object]:
         f = self._f
@@ -593,7 +593,7 @@ class _SymmetricMin(Bracketed):
         g_lo = np.zeros(e.shape)
         below = e < self._cap
         if np.any(below) and self._g is not None:
-            g_lo[below] = self._g._side_upper().delta(e[below])
+            g_lo[below] = self._g._grid_upper_delta(e[below])
         self._sync()
         lo = np.maximum(f_lo, g_lo)
         hi = np.maximum(f_hi, g_hi)

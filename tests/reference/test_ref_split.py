@@ -166,3 +166,24 @@ def test_sparse_short_run_far_tail_against_the_max_coordinate_test() -> None:
         # it), and the bracket must be too (it was 10⁴x too wide)
         assert M(hi) <= ref * M(1.05)
         assert hi - lo <= 1e-3 * hi
+
+
+def test_sparse_short_run_deep_query_builds_the_tail_grid_and_keeps_the_bulk() -> None:
+    # A deep query of a sparse short run built a deep grid resolving the bulk's ε_ref ≈ 0.0034
+    # (2²¹ points, capped; 35 s) although every deep query's ε lies above ε(1e-12) ≈ 0.036;
+    # it now builds the deep grid for ε ≥ that only (2¹⁹ points here) and keeps the bulk grid,
+    # so a bulk query stays within tol afterwards (the capped deep grid alone read 0.33 % at
+    # 1e-5 and warned). The side: the conservative δ against the max-coordinate test (mpmath).
+    f = fdp.compose(fdp.poisson_subsample(fdp.Gaussian(1 / 1.1), 1e-4).add, repeat=100)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fdp.AccuracyWarning)
+        b_lo, b_hi = f.epsilon_bracket(1e-5)
+        assert f.info["grid_mode"] == "fast"
+        lo, hi = f.epsilon_bracket(1e-20)
+        assert f.info["grid_mode"] == "deep" and f.info["grid_points"] <= 1 << 19
+        ref = _max_coordinate_bound(1.1, 1e-4, 100, hi)  # ≤ the true δ(hi)
+        d_lo, d_hi = f.delta_bracket(hi)
+        assert M(d_hi) >= ref * (1 - M(1e-12)) and M(d_hi) <= ref * M(1.05)
+        assert d_hi - d_lo <= 1e-2 * d_hi and lo <= hi
+        a_lo, a_hi = f.epsilon_bracket(1e-5)  # (the bulk grid, kept: as tight as before)
+        assert b_lo <= a_lo <= a_hi <= b_hi
