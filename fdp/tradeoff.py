@@ -179,6 +179,10 @@ class TradeOff:
         e = as_array("eps", eps, allow_inf=True)
         out = np.asarray(self._delta(np.atleast_1d(e)), dtype=float).reshape(e.shape)
         floor = np.where(e < 0, -np.expm1(np.minimum(e, 0.0)), 0.0)
+        if getattr(self, "_side", None) == "upper":
+            # (an optimistic curve's floor must not exceed the true 1 − e^ε: expm1 is rounded
+            # to nearest, within an ulp; 2u down keeps it below)
+            floor = floor * (1.0 - 2.0 * UNIT_ROUNDOFF)
         out = np.clip(np.maximum(out, floor), 0.0, 1.0)
         return _scalar_or_array(out, e)
 
