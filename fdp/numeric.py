@@ -129,7 +129,8 @@ class Bracketed(TradeOff):
             return 0.0
         return float(self.info.get("min_delta", DEEP_DELTA))
 
-    def _step(self, build: Callable[[], TradeOff], keep: bool = False) -> None:
+    def _step(self, build: Callable[[], TradeOff], keep: bool = False,
+              then: Callable[[], TradeOff] | None = None) -> None:
         """Replace the bracket by the one ``build`` makes (with its own next refinement).
 
         An optimistic side not built yet is released first: its builder holds the whole FFT
@@ -140,7 +141,9 @@ class Bracketed(TradeOff):
         refined grid).
 
         ``keep``: the current grid's curves, where both are built, stay beside the new grid
-        in ``_bulk`` (queries take the tightest); grids kept before stay."""
+        in ``_bulk`` (queries take the tightest); grids kept before stay. ``then``: the
+        refinement left pending after this one (instead of the new grid's own), the new grid
+        answering every δ meanwhile."""
         bulk = self._bulk
         if keep and isinstance(self._lower, TradeOff) and isinstance(self._upper, TradeOff):
             bulk = (*bulk, (self._lower, self._side_upper()))
@@ -150,18 +153,21 @@ class Bracketed(TradeOff):
         try:
             nxt = build()
         except BaseException:
-            self._refine = build
+            self._refine = then or build
             raise
         if not isinstance(nxt, Bracketed):  # pragma: no cover - the engine always brackets
+            self._refine = then
             return
         self._lower, self._upper = nxt._lower, nxt._upper
         self._bulk = bulk
         if "min_delta" not in nxt.info:
             self.info.pop("min_delta", None)
         self.info.update(nxt.info)
+        if then is not None:
+            self.info["min_delta"] = 0.0  # (every δ answered; ``then`` is left to curves)
         if self._tail is None:
             self._tail = nxt._tail
-        self._refine = nxt._refine
+        self._refine = nxt._refine if then is None else then
 
     def _refine_for(self, delta: Any) -> None:
         """Refine (a level at a time) until the grid answers every δ in ``delta``."""
@@ -201,21 +207,9 @@ class Bracketed(TradeOff):
         1–8 s. Both grids are certified, so queries take the tighter of the two at every δ
         (conservative: the smaller δ and ε; optimistic: the larger). Curves (``lower``,
         ``upper``) still build the full deep grid (``full``) when taken."""
-        lower, upper = self._side_lower(), self._side_upper()  # (the bulk's, both built)
-        self._refine = None
-        try:
-            nxt = build()
-        except BaseException:
-            self._refine = full
-            raise
-        if not isinstance(nxt, Bracketed):  # pragma: no cover - the engine always brackets
-            self._refine = full
-            return
-        self._bulk = (*self._bulk, (lower, upper))
-        self._lower, self._upper = nxt._lower, nxt._upper
-        self.info.update(nxt.info)
-        self.info["min_delta"] = 0.0  # (every δ answered; the full grid is left to curves)
-        self._refine = full
+        self._side_lower()  # (the bulk's curves, both built, to be kept)
+        self._side_upper()
+        self._step(build, keep=True, then=full)
 
     def _grid_lower_delta(self, eps: np.ndarray) -> np.ndarray:
         """The conservative δ of the grid(s) held (the smaller of bulk and far-tail grids)."""

@@ -2759,29 +2759,20 @@ def _no_grid(items: list[tuple[TradeOff, int]], tol: float, need: int) -> TradeO
 
 
 class _Deepen:
-    """Rebuilds a bulk (``FAST``) engine result on its deep grid; picklable (a recipe).
-    :meth:`tail` gives the recipe of a deep grid for ε ≥ a floor only."""
+    """Rebuilds a bulk (``FAST``) engine result on its deep grid; picklable (a recipe). With
+    ``eps_floor``, the deep grid for ε ≥ eps_floor only (:meth:`tail`; see
+    :meth:`fdp.numeric.Bracketed._step_tail`)."""
 
-    def __init__(self, items: list[tuple[TradeOff, int]], tol: float) -> None:
-        self.items, self.tol = items, tol
-
-    def __call__(self) -> TradeOff:
-        return compose_numeric(self.items, tol=self.tol, grid_step=None, deep=True)
-
-    def tail(self, eps_floor: float) -> _TailDeepen:
-        return _TailDeepen(self.items, self.tol, eps_floor)
-
-
-class _TailDeepen:
-    """Builds the deep grid for ε ≥ ``eps_floor`` only (see
-    :meth:`fdp.numeric.Bracketed._step_tail`); picklable."""
-
-    def __init__(self, items: list[tuple[TradeOff, int]], tol: float, eps_floor: float) -> None:
+    def __init__(self, items: list[tuple[TradeOff, int]], tol: float,
+                 eps_floor: float | None = None) -> None:
         self.items, self.tol, self.eps_floor = items, tol, eps_floor
 
     def __call__(self) -> TradeOff:
         return compose_numeric(self.items, tol=self.tol, grid_step=None, deep=True,
-                               eps_floor=self.eps_floor)
+                               eps_floor=getattr(self, "eps_floor", None))
+
+    def tail(self, eps_floor: float) -> _Deepen:
+        return _Deepen(self.items, self.tol, eps_floor)
 
 
 class _Retilt:
