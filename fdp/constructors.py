@@ -162,7 +162,12 @@ def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
             return float(cv[j] - cv[i])
         return split
 
-    ties = np.flatnonzero(dv == dv.min())
+    # (near-ties: a bottom line's δ is computed, and numpy's exp need not round to nearest:
+    # from_eps_delta(5e-17, 0.75)'s bottom line read 0.7499999999999999, below its top line's
+    # 0.75, and the top line was dropped, so δ(0) read 0.7499999999999999 for the true
+    # 0.75 + 6e-18; a bottom line's δ is never below its own top line's, so the exact
+    # comparison picks the top line)
+    ties = np.flatnonzero(dv <= dv.min() * (1.0 + 8.0 * 2.0**-53))
     key = np.array([gap_d(int(t), int(ties[0])) for t in ties])
     stop = int(ties[np.argmin(key)])  # (the first, the shallowest, of exact ties)
     lam, dv, cv = lam[: stop + 1], dv[: stop + 1], cv[: stop + 1]

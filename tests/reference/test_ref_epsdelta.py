@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import fdp
@@ -360,6 +360,7 @@ def test_eps_delta_values_are_at_most_the_truth_at_kinks_and_zeros(eps: float,
 
 @given(st.one_of(st.floats(1e-300, 1e-12), st.sampled_from([1e-17, 5e-17, 6e-17, 1e-100])),
        st.floats(0.0, 0.95))
+@example(5e-17, 0.75)  # (numpy's exp(−5e-17) is 1 − 2⁻⁵³: the bottom line's δ read below 0.75)
 def test_from_eps_delta_tiny_eps_keeps_its_top_line(e: float, d: float) -> None:
     """from_eps_delta([1e-16], [0.5]): the bottom line's δ, 0.5 + 5e-17, rounds to 0.5 and tied
     with the top line's; the hull kept the shallower and dropped the top line, so δ(0) read 0.5
