@@ -314,9 +314,10 @@ def compose(
         Force the numeric engine even where a closed form exists (for comparisons and tests).
     tol : float, default 1e-3
         Accuracy target of the numeric engine: relative width of the certified ε bracket (at
-        the default, ≤ 0.1 %) and 10·tol relative accuracy of δ(ε) down to δ ≈ 1e-10 (see
-        :mod:`fdp.pld` for the floor at large n). It chooses the grid step; the bracket is
-        certified whatever it is.
+        the default, ≤ 0.1 %) and 10·tol relative width of the δ(ε) bracket (a δ query
+        rebuilds the grid where the first one misses it; ``delta_bracket`` warns where no grid
+        that fits in memory meets it; see :mod:`fdp.pld` for the floor at large n). It
+        chooses the grid step; the bracket is certified whatever it is.
     grid_step : float, optional
         The loss-grid spacing h; overrides ``tol`` (the result is certified for any h; ``tol``
         only chooses h).

@@ -597,6 +597,9 @@ class _SymmetricMin(Bracketed):
         self._sync()
         lo = np.maximum(f_lo, g_lo)
         hi = np.maximum(f_hi, g_hi)
+        asked = [p._tol for p in self._built if p._tol is not None]
+        if asked:
+            self._warn_delta_width(e, lo, hi, min(asked))
         if np.ndim(lo) == 0:
             return float(lo), float(hi)
         return lo, hi

@@ -181,8 +181,9 @@ def _check_bulk(
 ) -> None:
     """An engine result built for the bulk (``info["grid_mode"] == "fast"``) answers queries at
     δ ≥ DEEP_DELTA from that grid; every other check below takes its sides, which builds the
-    deep grid. So first: its ε and δ brackets at such δ, against the reference, and that they
-    came from the bulk grid."""
+    deep grid. So first: its ε and δ brackets at such δ, against the reference, and that the ε
+    brackets came from the bulk grid (a δ query whose bracket misses 10·tol rebuilds its grid,
+    up to the deep one: Bracketed._refocus)."""
     from fdp.numeric import DEEP_DELTA
 
     if getattr(f, "info", {}).get("grid_mode") != "fast":
@@ -197,6 +198,8 @@ def _check_bulk(
             if not _le_true_eps(ref, x, float(lo), 2e-15, M(1e-15) * max(1.0, abs(float(lo)))):
                 fails.add("bulk epsilon_bracket lo above the exact epsilon", float(x), float(lo),
                           ref.epsilon(x))
+    if f.info.get("grid_mode") != "fast":
+        fails.add("a bulk ε query built the deep grid", "", f.info.get("grid_mode"), "fast")
     e = np.asarray([x for x in epss if ref.delta(x) >= 10 * DEEP_DELTA], dtype=float)
     if e.size:
         dlo, dhi = f.delta_bracket(e)
@@ -206,8 +209,6 @@ def _check_bulk(
                 fails.add("bulk delta_bracket hi below the exact delta", float(x), float(hi), r)
             if not M(float(lo)) <= r * (1 + BR_REL) + M(1e-300):
                 fails.add("bulk delta_bracket lo above the exact delta", float(x), float(lo), r)
-    if f.info.get("grid_mode") != "fast":
-        fails.add("a bulk query built the deep grid", "", f.info.get("grid_mode"), "fast")
 
 
 def check_bracket(

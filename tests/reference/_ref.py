@@ -749,6 +749,50 @@ class MixtureRef:
 
 
 # ============================================================================ Laplace
+def laplace_power_delta(mu: object, n: int, eps: object) -> object:
+    """δ(ε) of L_μ^{⊗n} by inverting the privacy-loss MGF along the line Re s = c (theory §3–§4):
+    δ(ε) = (1/π) ∫₀^∞ Re[M(c + iy)ⁿ e^{−(c+iy)ε} / ((c + iy)(c + iy + 1))] dy with M(s) =
+    E_P[e^{sL}] for one step (L = μ w.p. ½, −μ w.p. e^{−μ}/2, density e^{(l−μ)/2}/4 on
+    (−μ, μ)) and c the saddle point (n (log M)'(c) = ε). The atoms at ±μ make |M(c + iy)|
+    revive at y = kπ/μ with amplitude about (1 − μ/2)ⁿ relative: those bumps are added one
+    period at a time (alternating, ~1/k²) and the tail's last two partial sums averaged (a
+    window around y = 0 alone was 0.2–3 % off at μ = 0.01, n = 50–400). 30 digits. Where the
+    bumps hardly decay ((1 − μ/2)ⁿ near 1: μ = 0.012, n = 12) the averaged tail is still
+    ~1e-4 off (an exact sum over the atoms' counts with Irwin–Hall densities said so); the
+    tests use it where nμ/2 > 60 (no revivals)."""
+    with mp.workdps(30):
+        m, e = M(mu), M(eps)
+
+        def logm(s: object) -> object:
+            cont = (mp.exp(-m / 2) * (mp.exp((s + 0.5) * m) - mp.exp(-(s + 0.5) * m))
+                    / (4 * (s + 0.5)))
+            return mp.log(mp.exp(s * m) / 2 + mp.exp(-m * (1 + s)) / 2 + cont)
+
+        def k(s: object) -> object:
+            return n * logm(s)
+
+        c = mp.re(mp.findroot(lambda s: mp.diff(k, s) - e, mp.mpf(0.5)))
+        k0, k2 = mp.re(k(c)), mp.re(mp.diff(k, c, 2))
+
+        def f(y: object) -> object:
+            z = c + 1j * y
+            return mp.re(mp.exp(k(z) - k0 - 1j * y * e) / (z * (z + 1)))
+
+        period = mp.pi / m
+        if n * m / 2 > 60:  # (revivals below e^{−nμ/2} of the main bump: none to add)
+            total = prev = mp.quad(f, mp.linspace(0, 40 / mp.sqrt(k2), 9))
+        else:
+            base = mp.quad(f, mp.linspace(0, period / 2, 17))
+            total = prev = base
+            for j in range(1, 60):
+                bump = mp.quad(f, mp.linspace((j - 0.5) * period, (j + 0.5) * period, 17))
+                prev, total = total, total + bump
+                if abs(bump) < 1e-10 * abs(base):
+                    prev = total
+                    break
+        return mp.exp(k0 - c * e) * (total + prev) / 2 / mp.pi
+
+
 class LaplaceRef:
     """L_μ = T(Lap(0,1), Lap(μ,1)) (theory §2)."""
 
