@@ -765,6 +765,26 @@ def test_piled_mass_offset_is_searched_and_both_measures_stay_on_their_side() ->
     assert pld._piled_offset(big, big, 0.37, 0.123, a) == 0.123
 
 
+def test_no_grid_point_on_a_negligible_atom_at_the_end_of_the_support() -> None:
+    # dpsgd(0.8, 1e-5, 10⁶): the add pair's mass does not pile up within PILE_STEPS steps, and
+    # the grid was aligned to its "atom" at log(1 − p) (Q-mass 7.7e-12 within 1e-9 of it). A
+    # grid point exactly at the end of the support left the optimistic side's cost to the last
+    # bit of rounding: on one machine its clamp charged 4.9e-12 per step there, and the bracket
+    # at 1e-10 was 0.106 % wide (the target is 0.1 %). The grid point now sits h/64
+    # below it; the clamp's charge is then 2.2e-13 a step (the end-to-end check:
+    # test_ref_split.py::test_sparse_long_run_holds_the_inversion_reference).
+    p, h = 1e-5, 9.831047058105468e-07
+    c = Mixture(fdp.Gaussian(1.25), p)
+    a = pld._atoms(c.upper)
+    assert a[1].size == 1 and float(a[1].sum()) < 1e-9
+    aligned = math.log1p(-p) % h
+    o = pld._piled_offset(c.lower, c.upper, h, aligned, a)
+    t = ((math.log1p(-p) - o) / h) % 1.0
+    assert 1 / 128 < min(t, 1 - t) < 1 / 32
+    comp = pld._Component(c.lower, c.upper, 10**6, h, o, 1e-25)
+    assert float(comp.slack_mass.sum()) < 1e-12
+
+
 def test_refinement_releases_the_unbuilt_optimistic_side_and_survives_a_failed_build() -> None:
     # The bulk grid's optimistic side is built lazily, and its builder holds the whole FFT state
     # (0.3 GB on a sparse long run). A refinement to the deep grid releases it before building
