@@ -44,6 +44,26 @@ def _promised(info: dict[str, Any], delta: Any, hi: Any) -> np.ndarray:
     return np.where(ok, np.where(e >= ref, e, 2.0 * ref), np.nan)
 
 
+def _warn_widest(curve: Any, what: str, at: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                 width: np.ndarray, bad: np.ndarray, rule: str, stacklevel: int) -> None:
+    """The AccuracyWarning for the widest of the brackets ``bad`` (indices) wider than ``rule``
+    says (nothing if none)."""
+    if not bad.size:
+        return
+    import warnings
+
+    from .pld import AccuracyWarning
+
+    i = int(bad[np.argmax(width[bad])])
+    warnings.warn(
+        f"{curve!r}: the certified {what} = {float(at.flat[i]):g} is "
+        f"[{float(lo.flat[i]):.6g}, {float(hi.flat[i]):.6g}], {float(width.flat[i]):.2%} wide, "
+        f"more than {rule}. The bracket is certified; the conservative end is the guarantee.",
+        AccuracyWarning,
+        stacklevel=stacklevel,
+    )
+
+
 class _Released:
     """Stands for an optimistic side released before a refinement (see
     :meth:`Bracketed._step`): it is then taken from the refined grid."""
@@ -438,10 +458,6 @@ class Bracketed(TradeOff):
     def _warn_delta_width(self, eps: Any, lo: Any, hi: Any, tol: float) -> None:
         """Say so where a δ bracket is wider than the promised DELTA_TOL_FACTOR · tol relative
         (δ from 1e-30 to 0.5; no finer grid was left to build, or none fits in memory)."""
-        import warnings
-
-        from .pld import AccuracyWarning
-
         hi = np.atleast_1d(np.asarray(hi, dtype=float))
         lo = np.atleast_1d(np.asarray(lo, dtype=float))
         e = np.atleast_1d(np.asarray(eps, dtype=float))
@@ -449,17 +465,8 @@ class Bracketed(TradeOff):
             width = np.where(hi > 0.0, (hi - np.minimum(lo, hi)) / hi, 0.0)
         bad = np.flatnonzero((hi >= 1e-30) & (hi < 0.5)
                              & (width > self.DELTA_TOL_FACTOR * tol))
-        if bad.size:
-            i = int(bad[np.argmax(width[bad])])
-            warnings.warn(
-                f"{self!r}: the certified δ bracket at ε = {float(e.flat[i]):g} is "
-                f"[{float(lo.flat[i]):.6g}, {float(hi.flat[i]):.6g}], {float(width.flat[i]):.2%} "
-                f"wide, more than {self.DELTA_TOL_FACTOR:g}·tol = "
-                f"{self.DELTA_TOL_FACTOR * tol:g}. The bracket is certified; the conservative "
-                "end is the guarantee.",
-                AccuracyWarning,
-                stacklevel=3,
-            )
+        _warn_widest(self, "δ bracket at ε", e, lo, hi, width, bad,
+                     f"{self.DELTA_TOL_FACTOR:g}·tol = {self.DELTA_TOL_FACTOR * tol:g}", 4)
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
         self._refine_for(delta)
@@ -494,10 +501,6 @@ class Bracketed(TradeOff):
         bracket achieved at this δ is, if wider than the requested ``tol`` (and, for bracket
         queries, whose both ends are at hand, whatever the reason: ``why``). The width is
         relative to ``scale`` (default ``hi``; NaN: not checked)."""
-        import warnings
-
-        from .pld import AccuracyWarning
-
         tol = float(self.info["capped_tol"]) if tol is None else tol
         if lo is None:
             lo = self._optimistic_eps(delta)
@@ -509,16 +512,8 @@ class Bracketed(TradeOff):
             width = np.where(hi > 0, (hi - lo) / hi, 0.0)
             over = np.where(sc > 0, (hi - lo) / sc, 0.0) > tol
         bad = np.flatnonzero(np.isfinite(hi) & np.isfinite(sc) & over)
-        if bad.size:
-            i = int(bad[np.argmax(width[bad])])
-            warnings.warn(
-                f"{self!r}: the certified ε bracket at δ = {float(delta.flat[i]):g} is "
-                f"[{float(lo.flat[i]):.6g}, {float(hi.flat[i]):.6g}], {float(width.flat[i]):.2%} "
-                f"wide, more than tol = {tol:g} ({why}). The bracket "
-                "is certified; the conservative end is the guarantee.",
-                AccuracyWarning,
-                stacklevel=4,
-            )
+        _warn_widest(self, "ε bracket at δ", delta, lo, hi, width, bad, f"tol = {tol:g} ({why})",
+                     5)
 
     def _optimistic_eps(self, delta: Any) -> np.ndarray:
         """The certified lower bound on ε(δ): the upper curve's, or the closed-form one where
