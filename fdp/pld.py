@@ -140,8 +140,13 @@ by composing: no per-step error accumulates beyond the per-curve ones.
 Accuracy of δ(ε) (measured; tests/reference/test_ref_tail.py checks it against closed forms and
 quadrature): both sides within 1 % of the true δ down to δ = 1e-30 for Gaussian, Laplace and
 DP-SGD compositions (on the deep grid, which such queries build; the MNIST schedule's ε bracket
-at 1e-30 is 2e-5 wide, relative). Below the window (Chernoff tail 1e-36) the conservative side
-is the closed-form tail bound and the bracket widens, but stays finite down to δ = 1e-300.
+at 1e-30 is 2e-5 wide, relative). A δ query whose bracket is wider than 10·tol relative (the
+bulk grid is planned for ε: where δ falls steeply in ε it can be several % wide) rebuilds its
+grid — the bulk grid at a smaller tol, then the deep grid, then a small deep grid at a smaller
+tol (:meth:`fdp.numeric.Bracketed._refocus`) — and ``delta_bracket`` warns where no grid that
+fits meets it (next to the largest loss, or with atoms off the grid). Below the window
+(Chernoff tail 1e-36) the conservative side is the closed-form tail bound and the bracket
+widens, but stays finite down to δ = 1e-300.
 
 Memory is bounded: the composed window is capped at 2²¹ points and each component's grid at
 2²⁰, so one composition stays under about 0.6 GB (measured on ``dpsgd(0.5, 1e-4, 1000)``, 1.6 GB
