@@ -380,7 +380,11 @@ class _SymmetricMin(Bracketed):
     at most f's, so the answer is f's (max(ε_f, ε_g) = ε_f) and g is not built; for δ(ε),
     where the screen's δ is at most f's, it is. On the MNIST schedule the remove direction's ε
     is 6–30 % below the add direction's and the coarse screen settles it (ε(1e-5): 74 → 41
-    ms); at σ = 2, p = 1e-3, T = 10⁶ the two are 0.3 % apart and the fine screen settles it.
+    ms); at σ = 2, p = 1e-3, T = 10⁶ the two are 0.3 % apart and only a fine screen would
+    settle it. A two-stage add direction (:func:`fdp.pld._staged`, long dense runs) keeps the
+    one-stage step for the screens (``info["screen_step"]``) and asks the coarse screen only:
+    its remove direction, two-staged too, costs about what the fine screen does and answers
+    for certain.
     """
 
     def __init__(
@@ -427,7 +431,9 @@ class _SymmetricMin(Bracketed):
         does not fit the fast path)."""
         from .fastpath import _fast_power, _StepGrid, chernoff_theta, dyadic_step
 
-        items, h = self._f.info.get("items"), self._f.info.get("grid_step")
+        # (a two-stage result keeps the one-stage step for its screens, fdp.pld._staged)
+        items = self._f.info.get("items")
+        h = self._f.info.get("screen_step") or self._f.info.get("grid_step")
         if self._g is not None or not items or not h or level in self._screen_failed:
             return None
         # (rounded down to a short dyadic step: the screen's grid losses are then exact)
@@ -460,7 +466,10 @@ class _SymmetricMin(Bracketed):
         if self._g is not None:
             return out
         todo = np.flatnonzero(np.isfinite(eps) & (eps >= 0.0))
-        for level in range(len(SCREEN_COARSENING)):
+        # (after a two-stage add direction the remove direction costs about what the fine
+        # screen does, and tells more: the coarse screen only)
+        levels = 1 if "stages" in self._f.info else len(SCREEN_COARSENING)
+        for level in range(levels):
             if todo.size == 0:
                 break
             scr = self._screen(float(np.min(eps[todo])), level)
