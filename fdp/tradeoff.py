@@ -1052,26 +1052,30 @@ class PiecewiseLinear(TradeOff):
         (p, q, loss), q_inf = self._masses, self._mass_qinf
         return p, q, loss, q_inf
 
+    def _finite_outcomes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The Q-masses and losses of the outcomes with finite loss and Q-mass > 0."""
+        _, q, loss, _ = self._bin_masses()
+        fin = np.isfinite(loss) & (q > 0.0)
+        return q[fin], loss[fin]
+
     def _loss_moments(self) -> tuple[float, float] | None:
         """Mean and variance under Q of the finite losses, summed over the outcomes (exact up
         to rounding; the engine's 4001-bin estimate read a curve of 16,000 masses in 6 ms)."""
-        _, q, loss, _ = self._bin_masses()
-        fin = np.isfinite(loss) & (q > 0.0)
-        tot = float(q[fin].sum())
+        q, loss = self._finite_outcomes()
+        tot = float(q.sum())
         if tot <= 0.0:
             return 0.0, 0.0
-        m = float((q[fin] * loss[fin]).sum() / tot)
-        return m, float((q[fin] * (loss[fin] - m) ** 2).sum() / tot)
+        m = float((q * loss).sum() / tot)
+        return m, float((q * (loss - m) ** 2).sum() / tot)
 
     def _loss_support(self, tail: float) -> tuple[float, float]:
         """The smallest interval of outcome losses outside which the finite losses' Q-mass is
         at most ``tail`` on each side ((0, 0) if there is none)."""
-        _, q, loss, _ = self._bin_masses()
-        fin = np.isfinite(loss) & (q > 0.0)
-        if not fin.any():
+        q, loss = self._finite_outcomes()
+        if loss.size == 0:
             return 0.0, 0.0
-        order = np.argsort(loss[fin], kind="stable")
-        ll, qq = loss[fin][order], q[fin][order]
+        order = np.argsort(loss, kind="stable")
+        ll, qq = loss[order], q[order]
         below = np.cumsum(qq)  # Q[L ≤ ℓ_i]
         above = np.cumsum(qq[::-1])[::-1]  # Q[L ≥ ℓ_i]
         i0 = int(np.searchsorted(below, tail, side="right"))  # first with Q[L ≤ ℓ] > tail
