@@ -1919,6 +1919,7 @@ def _split_plan(c: _Component, floor: float) -> tuple[int, int, float] | None:
 def _fft_compose(
     comps: list[_Component], h: float, pad: int = 1, mode: _Mode = DEEP,
     tol: float | None = None, split_ok: bool = True,
+    window: tuple[int, int, float, float] | None = None,
 ) -> dict[str, Any]:
     """Both composed measures on one window: loss grid, masses, atoms, tails, round-off.
 
@@ -1929,7 +1930,8 @@ def _fft_compose(
     tilted values, a Chernoff bound on the mass that wrapped around from above the window
     (amplified by the untilting).
     """
-    ka, need, origin, tau = _window(comps, h, mode.window_tail)
+    # (``window``: the caller's :func:`_window` of these components at this step and tail)
+    ka, need, origin, tau = window or _window(comps, h, mode.window_tail)
     N = pad << max(1, math.ceil(math.log2(max(need, 2))))  # radix 2: Higham Thm 24.2 applies
     kmin = sum(c.count * c.k0 for c in comps)
     loss = origin + (ka + np.arange(N)) * h
@@ -2653,7 +2655,8 @@ def compose_numeric(
     # tighter at the δ it answers than the deep grid at the same cap, whose components and
     # window reach 1e-42 and 1e-36 — dpsgd(0.5, 1e-4, 10⁷) at δ = 1e-5: 0.20 % instead of
     # 0.38 %, in 5.6 s instead of 7.9 s — and a deeper query builds the deep grid then)
-    need = _window(comps, h, mode.window_tail)[1]
+    win = _window(comps, h, mode.window_tail)
+    need = win[1]
     if max_need is not None and (need > max_need or plan.get("floored")):
         raise _StageMiss
     if mode is not DEEP and need >= STAGE_NEED and len(items) == 1 and (
@@ -2673,6 +2676,7 @@ def compose_numeric(
                 )
             return _no_grid(items, tol, need)
         comps, h, capped = got
+        win = _window(comps, h, mode.window_tail)
         plan["predicted_width"] = capped["predicted_width"]
         plan["coupled"] = capped["coupled"]  # (the modes of the re-planned components)
     floor_hit = any(c.loss.size >= MAX_COMPONENT for c in comps) or bool(
@@ -2687,13 +2691,13 @@ def compose_numeric(
             AccuracyWarning,
             stacklevel=3,
         )
-    if mode is FAST0 and _window(comps, h, mode.window_tail)[1] > UNTILTED_MAX:
+    if mode is FAST0 and win[1] > UNTILTED_MAX:
         mode = FAST  # (a long window's untilted round-off reaches far above the δ asked)
     extra = None if grid_step is not None or mode is DEEP else tol  # (more tilts: bulk grid)
     # (the binomial split of rare large losses: on the deep grid at once; on the bulk grid
     # only when asked, by a query below the reach of the grid without it, see _Resplit)
     split_ok = split or mode is DEEP
-    res = _fft_compose(comps, h, mode=mode, tol=extra, split_ok=split_ok)
+    res = _fft_compose(comps, h, mode=mode, tol=extra, split_ok=split_ok, window=win)
     pad, top_pad = 1, 2 if mode is DEEP else 4
     while (res["wrap_bound"] or res["wrap_limited"]) and 2 * res["N"] <= MAX_GRID and (
             pad < top_pad) and (
@@ -2706,7 +2710,8 @@ def compose_numeric(
         # (the bulk grid's, δ ≥ 1e-12; measured on dpsgd(0.8, 1e-4, 10⁵) at a step of
         # 1.16e-5: ε(1e-10) 0.16 % → 0.05 % wide, ε(1e-12) 0.16 % → 0.02 %)
         pad *= 2
-        res = _fft_compose(comps, h, pad=pad, mode=mode, tol=extra, split_ok=split_ok)
+        res = _fft_compose(comps, h, pad=pad, mode=mode, tol=extra, split_ok=split_ok,
+                           window=win)
     if all(not c.unbounded and c.q_inf == 0.0 and (c.w > 0).any() for c in comps):
         # the composed largest loss: each step's largest grid loss with lower-side mass (its
         # lower measure holds everything up to there; what lies above went to its q_inf)
