@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_int, check_scalar
-from ._numerics import TINY, UNIT_ROUNDOFF, log_binomial_terms
+from ._numerics import TINY, UNIT_ROUNDOFF, add_up_array, log_binomial_terms
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity
 from .pld import compose_numeric
@@ -82,16 +82,33 @@ class DeltaMix(TradeOff):
     def is_symmetric(self) -> bool:
         return self.base.is_symmetric
 
+    @property
+    def _rounds_up(self) -> bool:
+        """Whether δ' is rounded up (less privacy: an exact curve or a pessimistic side) or
+        down (the optimistic side of a bracket)."""
+        return getattr(self.base, "_side", "lower") != "upper"
+
     def _delta(self, eps: np.ndarray) -> np.ndarray:
+        """δ + (1 − δ) δ_f(ε), rounded toward this curve's side: where δ_f is far below an ulp
+        of δ (G_{0.3} at ε = 60 next to δ = 0.1), rounding to nearest read δ'(ε) = δ, which
+        is below the truth and claimed (60, 0.1)-DP while ε(0.1) = ∞."""
         d = self.delta_
-        return d + (1.0 - d) * np.asarray(self.base.delta(eps), dtype=float)
+        df = np.asarray(self.base.delta(eps), dtype=float)
+        x = (1.0 - d) * df
+        if self._rounds_up:  # (a positive δ_f stays positive: (1 − δ)·2⁻¹⁰⁷⁴ rounds to 0)
+            x = np.where(df > 0.0, np.maximum(x * (1.0 + 4.0 * UNIT_ROUNDOFF), TINY), x)
+            return np.minimum(add_up_array(d, x), 1.0)
+        return -add_up_array(-d, -x * (1.0 - 4.0 * UNIT_ROUNDOFF))
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
         d = self.delta_
         out = np.full(delta.shape, np.inf)
         ok = delta >= d
         if d < 1.0 and ok.any():
-            inner = np.clip((delta[ok] - d) / (1.0 - d), 0.0, 1.0)
+            # (δ − d is exact near d, Sterbenz; the quotient's rounding goes to the side that
+            # makes ε larger for a pessimistic answer, smaller for an optimistic one)
+            r = 4.0 * UNIT_ROUNDOFF if self._rounds_up else -4.0 * UNIT_ROUNDOFF
+            inner = np.clip((delta[ok] - d) / (1.0 - d) * (1.0 - r), 0.0, 1.0)
             out[ok] = self.base.epsilon(inner)
         return out
 

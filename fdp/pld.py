@@ -186,7 +186,7 @@ from scipy import fft as sfft
 from scipy.optimize import isotonic_regression
 from scipy.signal import lfilter
 
-from ._numerics import TINY, UNIT_ROUNDOFF, norm_cdf
+from ._numerics import TINY, UNIT_ROUNDOFF, add_up, norm_cdf
 from .numeric import DEEP_DELTA, Bracketed
 from .tradeoff import LossBins, PiecewiseLinear, TradeOff
 
@@ -292,7 +292,8 @@ def _ctd(lb: LossBins, edges: np.ndarray, up: bool = True) -> tuple[np.ndarray, 
     """
     w = _split(lb.p, lb.q, edges, 1 if up else 0)
     w[0] += lb.q_below  # Q-mass below the grid rounds up to its bottom point
-    return np.maximum(w, 0.0), float(lb.q_inf + lb.q_above)  # above the grid: +∞ (pessimistic)
+    # above the grid: +∞ (pessimistic; the sum rounded up)
+    return np.maximum(w, 0.0), add_up(float(lb.q_inf), float(lb.q_above))
 
 
 def _split(p: np.ndarray, q: np.ndarray, edges: np.ndarray, rnd: int = 0) -> np.ndarray:
@@ -2061,9 +2062,18 @@ def _fft_compose(
     # (the search then aims at the point where it moves ε most): dpsgd(0.8, 1e-4, 10⁵) on a
     # step of 1.16e-5 kept 0.7 % of δ as round-off at δ = 1e-10, 0.27 % of ε.
     # (the lower side's +∞ atom, 1 − Π(1 − q_i)^n: the round-off test below reads it too)
-    q_inf_lo = -math.expm1(
-        sum(c.count * math.log1p(-min(c.q_inf, 1.0)) if c.q_inf < 1 else -math.inf for c in comps)
-    )
+    # (rounded up: log1p, the products, the sum and expm1 each within a few u relative, and
+    # −expm1(x) is no more sensitive to x's relative error than x itself for x < 0; exact, and
+    # kept, where one step alone has an atom: an (ε, δ) step composed once, whose δ(ε) then
+    # reaches δ itself beyond a bounded rest)
+    with_atom = [c for c in comps if c.q_inf > 0.0]
+    if len(with_atom) == 1 and with_atom[0].count == 1:
+        q_inf_lo = min(float(with_atom[0].q_inf), 1.0)
+    else:
+        q_inf_lo = min(1.0, -math.expm1(
+            sum(c.count * math.log1p(-min(c.q_inf, 1.0)) if c.q_inf < 1 else -math.inf
+                for c in comps)
+        ) * (1.0 + 2.0 * _U * (len(comps) + 6)))
     for it in range(6 if len(thetas) > 1 and tol is not None else 3 if len(thetas) > 1 else 0):
         tail, etail = lower_tails()
         bad = np.flatnonzero((etail > 1e-4 * tail) & (tail > mode.tail_floor))
@@ -2229,7 +2239,7 @@ def _fft_compose(
     if split_terms and use_split("lower", best, best_err):
         memo.clear()
         r_lower = math.exp(split[2]) if split is not None else 0.0
-        q_inf_lo = min(1.0, q_inf_lo + r_lower * (1.0 + 1e-12))
+        q_inf_lo = min(1.0, add_up(q_inf_lo, r_lower * (1.0 + 1e-12)))
     # Where the error is still large next to the mass above, and mostly wrap-around from above
     # the window (a heavy tail whose tilted composition lies far beyond it), a longer FFT
     # (more zero padding) would shrink it: the caller may re-run with ``pad`` doubled.
@@ -2277,15 +2287,21 @@ def _fft_compose(
         log_f += c.count * math.log(f)
         grow += c.count * math.log1p(qi / f)
     if log_f == -math.inf:
-        out["q_inf_upper"] = math.exp(
-            sum(c.count * math.log(qi) if qi > 0 else -math.inf for c, (_, qi) in
-                zip(comps, upper, strict=True))
-        )
+        expo = sum(c.count * math.log(qi) if qi > 0 else -math.inf for c, (_, qi) in
+                   zip(comps, upper, strict=True))
+        out["q_inf_upper"] = math.exp(expo)
+        size = abs(expo)
     else:
         # Π T^n − Π F^n = e^{log F + grow} (1 − e^{−grow}), T = F + q_inf: no overflow of
         # e^{grow} next to an underflowing F^n (a step with Q-mass 0.9997 at +∞ composed 104
         # times raised OverflowError)
         out["q_inf_upper"] = math.exp(min(log_f + grow, 0.0)) * -math.expm1(-grow)
+        size = abs(log_f) + abs(grow)
+    # (rounded down, the optimistic side's: the exponent's absolute rounding is at most
+    # 2u·Σ n (|log f| + |log1p|) ≤ 2u (|log F| + grow + ...), relative in e^x; expm1 and the
+    # product a few u more)
+    if out["q_inf_upper"] > 0.0 and math.isfinite(size):
+        out["q_inf_upper"] *= max(1.0 - 4.0 * _U * (size + len(comps) + 8), 0.0)
     out["slack"] = sum(c.count * c.slack for c in comps if not c.coupled)
     if out["slack"] > 0.0:
 
@@ -2350,7 +2366,7 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     top = res.get("top") if side == "lower" else None
     if side == "lower":
         w = res["lower"] + e_pt
-        q_inf = res["q_inf_lower"] + (res["tau"] if top is None else 0.0)
+        q_inf = add_up(res["q_inf_lower"], res["tau"] if top is None else 0.0)
         lift = 0.0
         loss = loss + eta
     else:
@@ -2378,7 +2394,7 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
     # side drops them (a lower δ: optimistic)
     tiny = (w > 0) & (w < 1e-290)
     if tiny.any() and side == "lower":
-        q_inf += float(w[tiny].sum())
+        q_inf = add_up(q_inf, float(w[tiny].sum()) * (1.0 + w.size * _U))
     nz = w >= 1e-290
     if not nz.all():
         w, loss = w[nz], loss[nz]
@@ -2405,7 +2421,7 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
         # Q-mass the grid does not hold (below the window) goes to the +∞ atom: placed at the
         # bottom it would join the P-mass beyond the grid in one segment of finite loss, which
         # is not pessimistic for the inverse (f⁻¹'s top losses)
-        q_inf += unacc
+        q_inf = add_up(q_inf, unacc)
         unacc = 0.0
     steps = None
     if side == "upper" and "_slack_steps" in res:  # (computed on first use)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ._checks import as_array, check_int
-from ._numerics import TINY, UNIT_ROUNDOFF, lower_hull
+from ._numerics import TINY, UNIT_ROUNDOFF, add_down, add_up, lower_hull
 
 if TYPE_CHECKING:  # pragma: no cover
     import matplotlib.axes
@@ -1212,8 +1212,10 @@ class _Profile:
     ) -> None:
         top = np.isposinf(loss)
         fin = ~np.isneginf(loss) & ~top & (q > 0)  # −∞ losses never exceed ε
-        self.q_inf = float(q_inf + q[top].sum())
         self.sign = 1.0 if side == "lower" else -1.0
+        # (the atoms at +∞ gathered, the sum rounded toward this side's bound)
+        extra = float(q[top].sum()) if top.any() else 0.0
+        self.q_inf = (add_up if self.sign > 0 else add_down)(float(q_inf), extra)
         self.offset = float(offset) if side == "upper" else 0.0
         self.steps = offset_steps if side == "upper" else None
         self.rtol = float(rtol)  # relative error of the masses themselves

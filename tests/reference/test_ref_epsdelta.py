@@ -374,3 +374,28 @@ def test_from_eps_delta_tiny_eps_keeps_its_top_line(e: float, d: float) -> None:
         exact0 = dd + (1 - dd) * mp.expm1(ee) / (mp.exp(ee) + 1)
         assert M(float(c.delta(0.0))) >= exact0
     assert float(c.epsilon(d)) >= e
+
+
+@pytest.mark.parametrize("d0", [0.1, 0.3, 0.5, 1e-3, 1e-8])
+def test_query_at_the_atom_itself(d0: float) -> None:
+    """ε at δ equal to a step's own δ as a float, exactly: no rounding slack in the check.
+
+    With an unbounded rest (Gaussian), δ'(ε) = δ + (1 − δ) δ_G(ε) lies above δ at every finite ε
+    (by ~1e-25 at ε = 6 for G_{0.3}: far below an ulp of 0.1), so ε(δ) = ∞ and every reported
+    δ(ε) must exceed δ. Rounded to nearest, the +∞ atom plus the window's tail read exactly 0.1:
+    ε(0.1) was 3.15 and δ(100) was 0.1. With a bounded rest (Laplace(0.5), largest loss 1.5),
+    δ'(ε) = δ exactly from ε = 1.5 on: the bracket holds 1.5 and stays finite."""
+    mu = 0.3
+    mix = fdp.compose(fdp.Gaussian(mu / math.sqrt(2)), fdp.Gaussian(mu / math.sqrt(2)),
+                      fdp.EpsDelta(0.0, d0), numeric=True)
+    ref = DeltaMixRef(GaussRef(mu), d0)
+    for e in [1.0, 3.2, 6.0, 100.0]:
+        assert M(float(mix.delta(e))) >= ref.delta(M(e)), (d0, e)
+    for h in [mix, fdp.Gaussian(mu) @ fdp.EpsDelta(0.0, d0),
+              fdp.compose(fdp.EpsDelta(1.0, d0), fdp.Gaussian(0.5), numeric=True),
+              fdp.EpsDelta(1.0, d0) @ fdp.Gaussian(0.5)]:
+        assert float(h.epsilon(d0)) == math.inf, (d0, h)
+        assert float(h.delta(60.0)) > d0, (d0, h)
+    bounded = fdp.compose(fdp.EpsDelta(1.0, d0), fdp.Laplace(0.5), numeric=True)
+    lo, hi = bounded.epsilon_bracket(d0)
+    assert float(lo) <= 1.5 <= float(hi) < 2.0, (d0, lo, hi)
