@@ -80,8 +80,12 @@ def min_envelope(
     idx = lower_hull_c(a, ac, b, bc)
     a, b, bc, ac, qc = a[idx], b[idx], bc[idx], ac[idx], qc[idx]
     kind = "exact" if f.kind == g.kind == "exact" else f.kind
+    # (the parts' mass rounding stays charged: the mixture of subsample rounds p·q_∞ to
+    # nearest, and without its rtol the envelope read δ a rounding below the truth at every ε
+    # beyond the largest loss, and ε = 2e-15 at δ one ulp below p·q_∞, where the truth is ∞)
     out = PiecewiseLinear(
-        a, b, alpha_c=ac, beta_c=bc, q_inf=q_inf, q_cum=np.maximum(qc, 0.0), kind=kind
+        a, b, alpha_c=ac, beta_c=bc, q_inf=q_inf, q_cum=np.maximum(qc, 0.0), kind=kind,
+        mass_rtol=max(f._mass_rtol, g._mass_rtol),
     )
     if f._side == g._side == "upper":
         out = out._as_upper()

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import fdp
@@ -812,3 +812,57 @@ def test_symmetrized_mixture_lower_curve_below_the_truth(mu: float, p: float) ->
             for a, v in zip(pts, curve(pts), strict=True):
                 t = ref.beta(M(float(a)))
                 assert M(float(v)) <= t + M(1e-300), (a, v, t)
+
+
+def _float_below(a: object) -> float:
+    """The largest float ≤ a (an mpmath number)."""
+    f = float(a)
+    return f if M(f) <= a else math.nextafter(f, 0.0)
+
+
+@sweep(16)
+@given(dyadic_pair(max_k=4), st.sampled_from(["power", "numeric", "subsample", "symmetrize",
+                                              "group", "inverse", "nested"]),
+       st.sampled_from([0.01, 0.1, 0.5]), st.integers(2, 3))
+@example((np.array([0.0, 1.0]), np.array([160749.0, 887827.0]) / 2**20), "subsample", 0.01, 2)
+def test_floor_strict(pair, op: str, rate: float, m: int) -> None:  # noqa: ANN001
+    """At the floor of δ, with no rounding slack: a pair with a Q-atom at +∞ (p_0 = 0 < q_0),
+    under each operation, against the exact reference. ε at the largest float ≤ the reference's
+    atom must be at least the true ε (∞ where that float is below the atom), and δ beyond the
+    largest loss at least the atom. (The floor is where a sub-ulp error in δ moves ε without
+    bound: subsample(f, 0.01) rounded its atom 0.01·q₀ to nearest and lost the mixture's mass
+    rounding in min{·}**, so ε one ulp below the atom read 2e-15 instead of ∞.)"""
+    p, q = pair
+    if q[0] == 0.0:
+        q = q.copy()
+        j = int(np.argmax(q))
+        q[0], q[j] = 2.0**-20, q[j] - 2.0**-20
+    p = p.copy()
+    p[int(np.argmax(p))] += p[0]
+    p[0] = 0.0
+    f, base = fdp.from_distributions(p, q), PL.from_dist(dist(p, q))
+    if op == "power":
+        h, ref = f ** m, PL.from_dist(power(dist(p, q), m))
+    elif op == "numeric":
+        h, ref = fdp.compose(f, repeat=m, numeric=True), PL.from_dist(power(dist(p, q), m))
+    elif op == "subsample":
+        h, ref = fdp.subsample(f, rate), subsample(base, rate)
+    elif op == "symmetrize":
+        h, ref = fdp.symmetrize(f), symmetrize(base)
+    elif op == "group":
+        h, ref = fdp.group(f, m), base.group(m)
+    elif op == "inverse":
+        h, ref = f.inverse(), base.inverse()
+    else:
+        inner = fdp.compose(f, f, numeric=True)
+        h, ref = fdp.compose(inner, f, numeric=True), PL.from_dist(power(dist(p, q), 3))
+    atom = ref.delta(mp.inf)
+    label = f"{op} {p.tolist()} {q.tolist()} rate={rate} m={m}"
+    x = _float_below(atom)
+    if x > 0.0:
+        truth = ref.epsilon(M(x))
+        e = float(h.epsilon(x))
+        assert e == math.inf if truth == mp.inf else M(e) >= truth, (label, x, e)
+    top = ref.max_loss()
+    for eps in [top + 0.5, top + 10.0]:
+        assert M(float(h.delta(eps))) >= ref.delta(M(eps)), (label, eps)
