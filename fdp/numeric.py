@@ -31,6 +31,9 @@ DELTA_PROMISE_FLOOR = 0.5e-30
 
 #: why a bracket is wider than asked when the grid was not capped
 _MISSED = "the planned grid step missed it; a smaller tol narrows it"
+#: why, when it was (with the memory knobs)
+_CAPPED = ("the grid was capped by memory; doubling fdp.pld.MAX_GRID and fdp.pld.MAX_COMPONENT "
+           "halves the grid step and about doubles the memory")
 
 
 def _promised(info: dict[str, Any], delta: Any, hi: Any) -> np.ndarray:
@@ -501,7 +504,7 @@ class Bracketed(TradeOff):
     _tol: float | None = None
 
     def _warn_width(self, delta: np.ndarray, hi: np.ndarray, lo: Any = None,
-                    tol: float | None = None, why: str = "the grid was capped by memory",
+                    tol: float | None = None, why: str = _CAPPED,
                     scale: Any = None) -> None:
         """When the engine's grid was capped (memory), say at query time how wide the certified
         bracket achieved at this δ is, if wider than the requested ``tol`` (and, for bracket

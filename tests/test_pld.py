@@ -714,13 +714,18 @@ def test_component_cap_is_a_memory_knob(monkeypatch: pytest.MonkeyPatch) -> None
     default = fdp.compose(fdp.Gaussian(0.1), repeat=1000, numeric=True, tol=1e-5)
     d_lo, d_hi = default.epsilon_bracket(1e-6)
     monkeypatch.setattr(pld, "MAX_COMPONENT", 1 << 9)
-    with pytest.warns(pld.AccuracyWarning, match="MAX_COMPONENT"):
+    with warnings.catch_warnings():  # (a bulk grid does not warn from its prediction)
+        warnings.simplefilter("error", pld.AccuracyWarning)
         h = fdp.compose(fdp.Gaussian(0.1), repeat=1000, numeric=True, tol=1e-5)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", pld.AccuracyWarning)
+    assert h.info["capped_tol"] == 1e-5
+    with pytest.warns(pld.AccuracyWarning, match="MAX_COMPONENT") as rec:  # (the query does)
         lo, hi = h.epsilon_bracket(1e-6)
+    assert f"{(hi - lo) / hi:.2%}" in str(rec[0].message)
     assert lo <= exact <= hi and d_lo <= exact <= d_hi
     assert hi - lo > 2.0 * (d_hi - d_lo)
+    # the deep grid (curves, far-tail queries) still warns when it is built
+    with pytest.warns(pld.AccuracyWarning, match="predicted to be"):
+        fdp.compose(fdp.Gaussian(0.1), repeat=1000, numeric=True, tol=1e-5).deepen()
 
 
 def _sparse_add_kl(mu: float, p: float) -> float:
