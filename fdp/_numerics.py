@@ -12,7 +12,7 @@ from scipy import special
 
 __all__ = [
     "UNIT_ROUNDOFF", "norm_cdf", "norm_sf", "norm_isf", "lower_hull", "lower_hull_c",
-    "line_envelope", "add_up", "add_up_array", "add_down",
+    "line_envelope", "add_up", "add_up_array", "add_down", "sum_up",
 ]
 
 #: unit roundoff u of float64 (half the machine epsilon)
@@ -55,6 +55,23 @@ def add_up_array(a: float, b: np.ndarray) -> np.ndarray:
         bb = s - a
         err = (a - (s - bb)) + (b - bb)
     return np.where(np.isfinite(s) & (err > 0.0), np.nextafter(s, np.inf), s)
+
+
+def sum_up(values: Any) -> float:
+    """Σ values rounded toward +∞: ``math.fsum`` (correctly rounded to nearest), one ulp higher
+    where the exact residual Σ values − s is positive (fsum of the values and −s has the
+    residual's sign exactly: a nonzero residual of floats is at least the least subnormal).
+
+    Examples
+    --------
+    >>> sum_up([0.1, 0.2]) >= 0.30000000000000004, sum_up([0.5, 0.25]) == 0.75
+    (True, True)
+    """
+    vals = [float(v) for v in np.ravel(np.asarray(values, dtype=float))]
+    s = math.fsum(vals)
+    if math.isfinite(s) and math.fsum([*vals, -s]) > 0.0:
+        s = math.nextafter(s, math.inf)
+    return s
 
 
 def add_down(a: float, b: float) -> float:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import as_array, check_int, check_scalar
+from ._numerics import add_up, sum_up
 from .composition import kov
 from .tradeoff import TradeOff
 
@@ -38,7 +39,8 @@ def basic(eps: Any, delta: Any) -> tuple[float, float]:
     d = np.atleast_1d(as_array("delta", delta, low=0.0, high=1.0))
     if e.shape != d.shape:
         raise ValueError(f"eps and delta must have the same length, got {e.size} and {d.size}")
-    return float(e.sum()), float(min(d.sum(), 1.0))
+    # (both sums rounded up: a guarantee errs toward less privacy)
+    return sum_up(e), min(sum_up(d), 1.0)
 
 
 def advanced(eps: float, delta: float, k: int, delta_prime: float) -> tuple[float, float]:
@@ -52,10 +54,15 @@ def advanced(eps: float, delta: float, k: int, delta_prime: float) -> tuple[floa
     d = check_scalar("delta", delta, low=0.0, high=1.0)
     k = check_int("k", k, low=1)
     dp = check_scalar("delta_prime", delta_prime, low=0.0, high=1.0, low_open=True)
+    # (kδ + δ' rounded up: the product's rounding by an ulp, the sum by TwoSum)
+    kd = k * d
+    if kd > 0.0:
+        kd = math.nextafter(kd, math.inf)
+    d_total = min(add_up(kd, dp), 1.0)
     if e > 709.0:
-        return math.inf, float(min(k * d + dp, 1.0))
+        return math.inf, d_total
     ep = (math.sqrt(2 * k * math.log(1 / dp)) * e + k * e * math.expm1(e)) * (1 + 8 * 2.0**-53)
-    return float(ep), float(min(k * d + dp, 1.0))
+    return float(ep), d_total
 
 
 def advanced_for_curve(f: TradeOff, k: int, delta: float) -> float:
@@ -66,12 +73,15 @@ def advanced_for_curve(f: TradeOff, k: int, delta: float) -> float:
         raise TypeError(f"f must be a TradeOff, got {type(f).__name__} ({f!r})")
     k = check_int("k", k, low=1)
     d = check_scalar("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
-    e_basic = float(f.epsilon(d / k))
-    best = k * e_basic if math.isfinite(e_basic) else math.inf
+    # (each share shrunk by 8 ulps, so that k·δ₀ + δ' ≤ δ holds exactly, not only to nearest;
+    # and k·ε₀ rounded up)
+    shrink = 1.0 - 8.0 * 2.0**-53
+    e_basic = float(f.epsilon(d / k * shrink))
+    best = k * e_basic * (1.0 + 2.0**-52) if math.isfinite(e_basic) else math.inf
     for frac in np.concatenate([np.geomspace(1e-4, 0.5, 30), 1 - np.geomspace(1e-4, 0.5, 30)]):
-        e0 = float(f.epsilon(frac * d / k))
+        e0 = float(f.epsilon(frac * d / k * shrink))
         if math.isfinite(e0):
-            best = min(best, advanced(e0, 0.0, k, (1 - frac) * d)[0])
+            best = min(best, advanced(e0, 0.0, k, (1 - frac) * d * shrink)[0])
     return best
 
 

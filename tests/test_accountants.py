@@ -6,6 +6,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fdp
 from fdp.accountants import compare
@@ -141,3 +143,28 @@ def test_rdp_of_discrete_curves_is_rounded_up() -> None:
             a, b = mp.mpf(3) / 4, mp.mpf(1) / 4
             want = mp.log(a**L * b ** (1 - L) + b**L * a ** (1 - L)) / (L - 1)
             assert g >= want and g <= want + mp.mpf(1e-12) * (1 + want), (lam, g, want)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(0.0, 10.0), min_size=1, max_size=20),
+       st.lists(st.floats(0.0, 1e-3), min_size=1, max_size=20))
+def test_classical_sums_are_rounded_up(eps: list[float], delta: list[float]) -> None:
+    """Basic and advanced composition report their sums rounded up (exact rationals as the
+    reference): Σ of floats to nearest can fall an ulp below the exact sum, e.g. 0.1 + 0.7."""
+    from fractions import Fraction
+
+    n = min(len(eps), len(delta))
+    e, d = eps[:n], delta[:n]
+    be, bd = fdp.classical.basic(e, d)
+    assert Fraction(be) >= sum(map(Fraction, e)) and Fraction(bd) >= sum(map(Fraction, d))
+    assert be <= math.fsum(e) * (1 + 4e-16) + 1e-300
+    _, ad = fdp.classical.advanced(0.5, d[0], n, 1e-6)
+    assert Fraction(ad) >= n * Fraction(d[0]) + Fraction(1e-6) or ad == 1.0
+
+
+def test_classical_sum_one_ulp_case() -> None:
+    # 0.1 + 0.7 rounds to nearest 0.7999999999999999, below the exact 0.79999999999999998889...
+    from fractions import Fraction
+
+    be, _ = fdp.classical.basic([0.1, 0.7], [0.0, 0.0])
+    assert Fraction(be) >= Fraction(0.1) + Fraction(0.7)
