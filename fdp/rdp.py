@@ -249,11 +249,16 @@ def to_epsilon(
         raise ValueError(f"rho and orders must have the same length, got {r.size} and {lam.size}")
     d = check_scalar("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     if method == "bbghs":
-        eps = r + np.log((lam - 1) / lam) - (math.log(d) + np.log(lam)) / (lam - 1)
+        terms = (r, np.log((lam - 1) / lam), -(math.log(d) + np.log(lam)) / (lam - 1))
     elif method == "mironov":
-        eps = r + math.log(1 / d) / (lam - 1)
+        terms = (r, np.zeros_like(lam), -math.log(d) / (lam - 1))
     else:
         raise ValueError(f"method must be 'bbghs' or 'mironov', got {method!r}")
+    with np.errstate(invalid="ignore"):
+        eps = terms[0] + terms[1] + terms[2]
+        # (rounded up: each term within a few ulps of its size, the sums within an ulp each)
+        eps = eps + 8.0 * np.finfo(float).eps * (np.abs(terms[0]) + np.abs(terms[1])
+                                                  + np.abs(terms[2]) + 1e-300)
     return float(max(np.min(eps), 0.0))
 
 
