@@ -30,7 +30,6 @@ Examples
 from __future__ import annotations
 
 import argparse
-import decimal
 import json
 import math
 import os
@@ -42,6 +41,7 @@ from typing import Any, NoReturn, cast
 import numpy as np
 
 from . import __version__, gdp
+from ._numerics import round_decimal
 from .cli_report import add_report_parser, cmd_report
 from .families import EpsDelta, Gaussian, Laplace
 from .numeric import Approximation
@@ -138,8 +138,7 @@ def _num(x: float, side: str | None = None) -> str:
         return "inf" if x > 0 else "-inf"
     if side is None or x == 0.0:
         return f"{x:.6g}"
-    rnd = decimal.ROUND_CEILING if side == "up" else decimal.ROUND_FLOOR
-    return f"{decimal.Context(prec=6, rounding=rnd).create_decimal(x):.6g}"
+    return f"{round_decimal(x, 6, side):.6g}"
 
 
 def to_json(out: dict[str, Any]) -> str:

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_int, check_scalar
+from ._numerics import round_decimal
 from .numeric import Bracketed
 from .tradeoff import TradeOff
 
@@ -73,13 +74,17 @@ REFERENCES: dict[str, str] = {
 }
 
 
-def _f(x: float) -> str:
+def _f(x: float, side: str | None = None) -> str:
+    """Four significant digits; ``side`` "up"/"down" rounds toward less privacy for a
+    guarantee (an ε upper end, μ, τ, a bound on attack risk up; a lower end down)."""
     if x is None:
         return "–"
     if math.isinf(x):
         return "∞"
     if x == 0:
         return "0"
+    if side is not None and math.isfinite(x):
+        x = float(round_decimal(x, 4, side))  # (4 digits exactly: printed back unchanged)
     return f"{x:.4g}" if (abs(x) >= 1e-3 and abs(x) < 1e4) else f"{x:.3e}"
 
 
@@ -121,29 +126,30 @@ class PrivacyReport:
                 "| δ | ε lower | ε upper (the guarantee) |", "|---|---|---|"]
         for e in self.epsilon:
             lo, hi = e["bracket"]
-            out.append(f"| {_f(e['delta'])} | {_f(lo)} | {_f(hi)} |")
+            out.append(f"| {_f(e['delta'])} | {_f(lo, 'down')} | {_f(hi, 'up')} |")
         out += ["", "Source: " + self.references["fdp"] + " " + self.references["engine"], ""]
         mt = self.mu_tau
         out += [
             "## Gaussian DP", "",
-            f"- Certified μ = {_f(self.mu)}: the curve is μ-GDP at every α, tails included. "
+            f"- Certified μ = {_f(self.mu, 'up')}: the curve is μ-GDP at every α, tails included. "
             "For DP-SGD this is the exact strict μ, √(Σ T Δ²/σ²): subsampling does not lower it, "
             "because a subsampled step's tail is as informative as the unsubsampled one.",
-            f"- Certified (μ, τ) = ({_f(mt['mu'])}, {_f(mt['tau'])}): μ-GDP except with "
-            "probability τ, i.e. f ≥ G_μ ⊗ f_(0,τ) and (ε, τ + (1 − τ) δ_μ(ε))-DP for every ε. "
+            f"- Certified (μ, τ) = ({_f(mt['mu'], 'up')}, {_f(mt['tau'], 'up')}): μ-GDP except "
+            "with probability τ, i.e. f ≥ G_μ ⊗ f_(0,τ) and (ε, τ + (1 − τ) δ_μ(ε))-DP for every "
+            "ε. "
             f"Largest gap f − G_μ ⊗ f_(0,τ) on a grid: {_f(mt['gap'])}.",
         ]
         for row in mt["implied"]:
-            out.append(f"  - at δ = {_f(row['delta'])}, (μ, τ) implies ε ≤ {_f(row['eps'])}")
+            out.append(f"  - at δ = {_f(row['delta'])}, (μ, τ) implies ε ≤ {_f(row['eps'], 'up')}")
         out += ["", "Source: " + self.references["gdp"], ""]
         r = self.risk
         out += ["## Attack risk (membership inference)", "",
                 "| FPR | largest TPR (certified upper bound) |", "|---|---|"]
         for row in r["tpr"]:
-            out.append(f"| {_f(row['fpr'])} | {_f(row['tpr'])} |")
-        out += ["", f"Largest advantage TPR − FPR: {_f(r['advantage'])} "
+            out.append(f"| {_f(row['fpr'])} | {_f(row['tpr'], 'up')} |")
+        out += ["", f"Largest advantage TPR − FPR: {_f(r['advantage'], 'up')} "
                 f"(a Bayes attacker with prior 1/2 is right with probability at most "
-                f"{_f(r['success_half'])}).", "", "Source: " + self.references["risk"], ""]
+                f"{_f(r['success_half'], 'up')}).", "", "Source: " + self.references["risk"], ""]
         if self.user_level:
             out += ["## User-level guarantees (k records per user)", "",
                     "| k | δ | ε upper | μ | " + " | ".join(
@@ -152,8 +158,9 @@ class PrivacyReport:
             for u in self.user_level:
                 for e in u["epsilon"]:
                     out.append(
-                        f"| {u['k']} | {_f(e['delta'])} | {_f(e['eps'])} | {_f(u['mu'])} | "
-                        + " | ".join(_f(x["tpr"]) for x in u["tpr"]) + " |"
+                        f"| {u['k']} | {_f(e['delta'])} | {_f(e['eps'], 'up')} | "
+                        f"{_f(u['mu'], 'up')} | "
+                        + " | ".join(_f(x["tpr"], 'up') for x in u["tpr"]) + " |"
                     )
             out += ["", "Source: " + self.references["group"], ""]
         out += ["## References", ""]

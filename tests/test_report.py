@@ -115,3 +115,25 @@ def test_cli_report_wired_into_main(
     assert rc == 0
     data = json.loads(capsys.readouterr().out)
     assert data["epsilon"][0]["delta"] == 1e-5
+
+
+def test_markdown_rounds_guarantees_toward_less_privacy() -> None:
+    """The Markdown's four digits never show less than is certified: the ε upper end, μ, τ and
+    the risk bounds are rounded up, the ε lower end down (to nearest, a certified ε of 1.23449
+    printed as 1.234)."""
+    import re
+
+    r = fdp.report(fdp.Gaussian(1.3), deltas=(1e-5, 1e-7, 1e-9))
+    d, md = r.to_dict(), r.markdown()
+    rows = re.findall(r"^\| ([0-9.e+-]+) \| ([0-9.e+-]+) \| ([0-9.e+-]+) \|$", md, re.M)
+    assert len(rows) == 3
+    for (_, lo_s, hi_s), e in zip(rows, d["epsilon"], strict=True):
+        lo, hi = e["bracket"]
+        assert float(lo_s) <= lo and float(hi_s) >= hi
+    mu_s = re.search(r"Certified μ = ([0-9.e+-]+)", md)
+    assert mu_s is not None and float(mu_s.group(1)) >= d["mu"]
+    tprs = re.findall(r"^\| [0-9.e+-]+ \| ([0-9.e+-]+) \|$", md, re.M)
+    assert len(tprs) == len(d["risk"]["tpr"])
+    assert all(float(t) >= row["tpr"] for t, row in zip(tprs, d["risk"]["tpr"], strict=True))
+    adv = re.search(r"Largest advantage TPR − FPR: ([0-9.e+-]+)", md)
+    assert adv is not None and float(adv.group(1)) >= d["risk"]["advantage"]
