@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._checks import check_int, check_scalar
+from ._numerics import round_decimal
 from .composition import compose
 from .tradeoff import TradeOff
 
@@ -106,10 +107,20 @@ class Comparison:
             lines.append(str(self.conventions["text"]))
         lines.append(f"{'method':<11} {'ε':>12} {'certified lower ε':>18}  what it is")
         for r in self.rows:
-            lo = "" if r.eps_lower is None else f"{r.eps_lower:.6g}"
+            # (a certified ε is printed rounded up, its lower bound down; approximations to
+            # nearest: six digits to nearest can show less than is certified)
+            side = None if r.kind == "approximation" else "up"
+            lo = "" if r.eps_lower is None else _six(r.eps_lower, "down")
             note = f" ({r.note})" if r.note else ""
-            lines.append(f"{r.method:<11} {r.eps:>12.6g} {lo:>18}  {r.kind}{note}")
+            lines.append(f"{r.method:<11} {_six(r.eps, side):>12} {lo:>18}  {r.kind}{note}")
         return "\n".join(lines)
+
+
+def _six(x: float, side: str | None) -> str:
+    """Six significant digits, rounded toward ``side`` for a finite nonzero x."""
+    if side is not None and math.isfinite(x) and x != 0.0:
+        x = float(round_decimal(x, 6, side))
+    return f"{x:.6g}"
 
 
 def _exact_row(curve: TradeOff, delta: float) -> Row:

@@ -168,3 +168,15 @@ def test_classical_sum_one_ulp_case() -> None:
 
     be, _ = fdp.classical.basic([0.1, 0.7], [0.0, 0.0])
     assert Fraction(be) >= Fraction(0.1) + Fraction(0.7)
+
+
+def test_comparison_table_prints_certified_eps_rounded_up() -> None:
+    """str(compare(...)) prints six digits: certified ε rounded up, lower ends down."""
+    c = compare([(fdp.Gaussian(0.5), 10)], delta=1e-5, methods=["exact", "rdp", "advanced"])
+    text = str(c).splitlines()
+    for r in c.rows:
+        line = next(x for x in text if x.startswith(r.method + " "))
+        parts = line.split()
+        assert float(parts[1]) >= r.eps, (r.method, parts[1], r.eps)
+        if r.eps_lower is not None:
+            assert float(parts[2]) <= r.eps_lower
