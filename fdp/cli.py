@@ -30,6 +30,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import decimal
 import json
 import math
 import os
@@ -123,9 +124,15 @@ def _integer(low: int, high: int) -> Callable[[str], int]:
     return integer
 
 
-def _f6(x: float) -> str:
-    """Six decimals, or inf/n/a."""
-    return _num(x) if not math.isfinite(x) else f"{x:.6f}"
+def _f6(x: float, side: str | None = None) -> str:
+    """Six decimals, or inf/n/a; ``side`` "up"/"down" rounds a guarantee toward less privacy
+    (to nearest, a certified ε of 2.3816894 read 2.381689)."""
+    if not math.isfinite(x):
+        return _num(x)
+    if side is None:
+        return f"{x:.6f}"
+    rnd = decimal.ROUND_CEILING if side == "up" else decimal.ROUND_FLOOR
+    return f"{decimal.Decimal(x).quantize(decimal.Decimal('1e-6'), rounding=rnd):.6f}"
 
 
 def _num(x: float, side: str | None = None) -> str:
@@ -655,7 +662,8 @@ def cmd_dpsgd(args: argparse.Namespace) -> dict[str, Any]:
     lines = [
         f"DP-SGD: σ = {s:g}, p = {p:.6g}, T = {t}, {conv.sampling} sampling, δ = {delta:g}",
         f"  {conv.describe()}",
-        f"  exact f-DP    ε = {_f6(hi)}   (certified bracket [{_f6(lo)}, {_f6(hi)}])",
+        f"  exact f-DP    ε = {_f6(hi, 'up')}   (certified bracket [{_f6(lo, 'down')}, "
+        f"{_f6(hi, 'up')}])",
         f"  GDP CLT       ε = {_f6(e_clt)}   (μ = {_f6(mu_clt)}; an approximation, not a bound)",
     ]
     se = s / conv.sensitivity  # one step is G_{1/se}
@@ -667,18 +675,18 @@ def cmd_dpsgd(args: argparse.Namespace) -> dict[str, Any]:
         src = "Wang, Balle & Kasiviswanathan 2019"
     r = float(rdp.to_epsilon(rho, rdp.DEFAULT_ORDERS, delta))
     out["eps_rdp"] = r
-    lines.append(f"  RDP           ε = {_f6(r)}   (a bound; {src} + BBGHS)")
+    lines.append(f"  RDP           ε = {_f6(r, 'up')}   (a bound; {src} + BBGHS)")
     mu = float(h.gdp_mu())
     out["mu_certified"] = mu
     lines.append(
-        f"  certified μ   μ = {_f6(mu)}   (G_μ ≤ f at every α, tails included; subsampling "
+        f"  certified μ   μ = {_f6(mu, 'up')}   (G_μ ≤ f at every α, tails included; subsampling "
         "does not lower it)"
     )
     mu_t, tau = gdp_mu_delta(h)
     out["mu_delta"] = {"mu": float(mu_t), "tau": float(tau)}
     lines.append(
-        f"  μ-GDP w.p.    μ = {_f6(mu_t)}   (f ≥ G_μ ⊗ f_(0,τ): μ-GDP except with probability "
-        f"τ = {float(tau):.3g})"
+        f"  μ-GDP w.p.    μ = {_f6(mu_t, 'up')}   (f ≥ G_μ ⊗ f_(0,τ): μ-GDP except with "
+        f"probability τ = {_num(float(tau), 'up')})"
     )
     out["text"] = "\n".join(lines)
     return out

@@ -393,3 +393,28 @@ def test_text_output_rounds_guarantees_toward_less_privacy(
         _, out, _ = run(["dp-to-gdp", "--eps", "1", "--delta", "0"], capsys)
         star = num(r"μ ≤ ([0-9.e+-]+)", out)  # f_{1,0} ≥ G_μ iff Φ(−μ/2) ≥ 1/(1 + e)
         assert mp.ncdf(-mp.mpf(star) / 2) >= 1 / (1 + mp.e)
+
+
+def test_dpsgd_text_rounds_guarantees_toward_less_privacy(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The six decimals of `fdp dpsgd` never show less than is certified: ε and its bracket's
+    upper end, the RDP bound and the μ's rounded up, the lower end down (to nearest, ε
+    2.3820868 would print 2.382087 and 2.3820863 would print 2.382086, below it)."""
+    import re
+
+    argv = ["dpsgd", "--noise-multiplier", "1.1", "--sample-rate", "0.0042666667", "--steps",
+            "14063"]
+    rc, text, _ = run(argv, capsys)
+    rc_j, out, _ = run([*argv, "--json"], capsys)
+    assert rc == rc_j == 0
+    d = json.loads(out)
+    hi, lo = (float(x) for x in re.search(
+        r"exact f-DP +ε = \S+ +\(certified bracket \[([0-9.]+), ([0-9.]+)\]", text).groups()[::-1])
+    assert hi >= d["eps"] and lo <= d["eps_lower"]
+    rdp_s = re.search(r"RDP +ε = ([0-9.]+)", text)
+    assert rdp_s is not None and float(rdp_s.group(1)) >= d["eps_rdp"]
+    mu_s = re.search(r"certified μ +μ = ([0-9.]+)", text)
+    assert mu_s is not None and float(mu_s.group(1)) >= d["mu_certified"]
+    mt_s = re.search(r"μ-GDP w.p. +μ = ([0-9.]+)", text)
+    assert mt_s is not None and float(mt_s.group(1)) >= d["mu_delta"]["mu"]
