@@ -124,15 +124,16 @@ def _integer(low: int, high: int) -> Callable[[str], int]:
     return integer
 
 
-def _f6(x: float, side: str | None = None) -> str:
-    """Six decimals, or inf/n/a; ``side`` "up"/"down" rounds a guarantee toward less privacy
-    (to nearest, a certified ε of 2.3816894 read 2.381689)."""
+def _f6(x: float, side: str | None = None, places: int = 6) -> str:
+    """Six decimals (``places``), or inf/n/a; ``side`` "up"/"down" rounds a guarantee toward
+    less privacy (to nearest, a certified lower end 2.381199995 read 2.381200)."""
     if not math.isfinite(x):
         return _num(x)
     if side is None:
-        return f"{x:.6f}"
+        return f"{x:.{places}f}"
     rnd = decimal.ROUND_CEILING if side == "up" else decimal.ROUND_FLOOR
-    return f"{decimal.Decimal(x).quantize(decimal.Decimal('1e-6'), rounding=rnd):.6f}"
+    q = decimal.Decimal(x).quantize(decimal.Decimal(1).scaleb(-places), rounding=rnd)
+    return f"{q:.{places}f}"
 
 
 def _num(x: float, side: str | None = None) -> str:
@@ -204,7 +205,8 @@ def cmd_demo(args: argparse.Namespace) -> dict[str, Any]:
     for e in [0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0]:
         d = float(gdp.delta(1.0, e))
         table.append({"eps": e, "delta": d})
-        lines.append(f"  ε = {e:4.1f}   δ = {d:.6e}")
+        # (guarantees printed toward less privacy: δ up, β down, ε up, a lower end down)
+        lines.append(f"  ε = {e:4.1f}   δ = {float(round_decimal(d, 7, 'up')):.6e}")
     lines.append("")
     curves = [Gaussian(1.0), EpsDelta(1.0, 1e-5), Laplace(1.0)]
     alphas = [0.001, 0.01, 0.05, 0.1, 0.25, 0.5]
@@ -214,7 +216,7 @@ def cmd_demo(args: argparse.Namespace) -> dict[str, Any]:
     for c in curves:
         fam[repr(c)] = [float(c(a)) for a in alphas]
     for i, a in enumerate(alphas):
-        lines.append(f"  {a:<9}" + "".join(f"{fam[repr(c)][i]:>30.6f}" for c in curves))
+        lines.append(f"  {a:<9}" + "".join(f"{_f6(fam[repr(c)][i], 'down'):>30}" for c in curves))
     lines.append("")
     from .composition import compose
 
@@ -222,10 +224,12 @@ def cmd_demo(args: argparse.Namespace) -> dict[str, Any]:
     lo, hi = h.epsilon_bracket(1e-6)
     lines.append("100 Laplace(0.1) mechanisms composed (certified FFT engine):")
     lines.append(
-        f"  ε at δ = 1e-6 lies in [{lo:.5f}, {hi:.5f}]  (reported, conservative: {hi:.5f})"
+        f"  ε at δ = 1e-6 lies in [{_f6(lo, 'down', 5)}, {_f6(hi, 'up', 5)}]  (reported, "
+        f"conservative: {_f6(hi, 'up', 5)})"
     )
     g = Gaussian(0.1) ** 100
-    lines.append(f"100 Gaussian(0.1) compose exactly to {g!r}: ε(1e-6) = {g.epsilon(1e-6):.5f}")
+    lines.append(f"100 Gaussian(0.1) compose exactly to {g!r}: ε(1e-6) = "
+                 f"{_f6(float(g.epsilon(1e-6)), 'up', 5)}")
     return {
         "gdp_table": table,
         "families": {"alpha": alphas, **fam},
