@@ -626,7 +626,7 @@ class PiecewiseLinear(TradeOff):
         with np.errstate(invalid="ignore"):
             zero = np.flatnonzero(np.where(a[1:] > 0.5, np.diff(ac) >= 0, np.diff(a) <= 0))
         if zero.size:
-            drop = np.unique(zero[zero < a.size - 1])
+            drop = zero[zero < a.size - 1]  # (flatnonzero: sorted, no repeats)
             if drop.size:
                 a, ac, b, qc = (np.delete(x, drop) for x in (a, ac, b, qc))
                 bc = q_inf + qc
