@@ -42,6 +42,17 @@ def add_up(a: float, b: float) -> float:
     return math.nextafter(s, math.inf) if err > 0.0 else s
 
 
+def add_down(a: float, b: float) -> float:
+    """a + b rounded toward −∞ (:func:`add_up` mirrored): for optimistic bounds.
+
+    Examples
+    --------
+    >>> add_down(0.1, -1e-23) < 0.1, add_down(0.5, 0.25) == 0.75
+    (True, True)
+    """
+    return -add_up(-a, -b)
+
+
 def add_up_array(a: float, b: np.ndarray) -> np.ndarray:
     """a + b elementwise, rounded toward +∞ (:func:`add_up` on arrays).
 
@@ -89,16 +100,6 @@ def round_decimal(x: float, digits: int, side: str) -> decimal.Decimal:
     rnd = decimal.ROUND_CEILING if side == "up" else decimal.ROUND_FLOOR
     return decimal.Context(prec=digits, rounding=rnd).create_decimal(x)
 
-
-def add_down(a: float, b: float) -> float:
-    """a + b rounded toward −∞ (:func:`add_up` mirrored): for optimistic bounds.
-
-    Examples
-    --------
-    >>> add_down(0.1, -1e-23) < 0.1, add_down(0.5, 0.25) == 0.75
-    (True, True)
-    """
-    return -add_up(-a, -b)
 
 def norm_cdf(x: np.ndarray | float) -> np.ndarray:
     """Φ(x), accurate in both tails."""
