@@ -471,12 +471,22 @@ class _Points:
         self.a, self.ac, self.b = a, np.asarray(ac, dtype=float), b
         self.qc = np.maximum(np.asarray(qc, dtype=float), 0.0)
         self.atom = atom
+        # (the complements are sums of the masses: a relative error of at most the masses' own
+        # plus one u per term; a count of the outcomes where the curve keeps them)
+        masses = getattr(f, "_given_masses", None)
+        terms = max(a.size, masses[0].size if masses is not None else 0)
+        self._ac_rel = float(getattr(f, "_mass_rtol", 0.0)) + (terms + 8) * _U
 
     @property
     def neg_atom(self) -> float:
-        """P-mass at loss −∞: 1 − α at the first breakpoint where β = 0 (0 if only at α = 1)."""
+        """P-mass at loss −∞: 1 − α at the first breakpoint where β = 0 (0 if only at α = 1),
+        rounded up by the complement's summation error (a τ below the exact P-atom leaves
+        G_μ ⊗ f_{0,τ} > 0 = f just below α = 1 − τ: f^6 of a pair with P-mass 0.85 at −∞ read
+        τ = 0.9999888203807014, under 1 − 0.14953327^6)."""
         z = np.flatnonzero((self.b <= 0.0) & (self.a < 1.0))
-        return float(self.ac[z[0]]) if z.size else 0.0
+        if not z.size:
+            return 0.0
+        return min(math.nextafter(float(self.ac[z[0]]) * (1.0 + self._ac_rel), math.inf), 1.0)
 
     def steep(self) -> np.ndarray:
         """Mask of k = 0 and the breakpoints whose left segment has slope ≤ −1 (F3), with a

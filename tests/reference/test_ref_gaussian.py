@@ -279,3 +279,29 @@ def test_delta_of_a_large_gaussian_power_within_the_promised_accuracy(mu: float,
             lo, hi = h.delta_bracket(e)
             assert M(float(lo)) <= truth <= M(float(hi)), (e, lo, truth, hi)
             assert M(float(hi)) <= truth * (1 + mp.mpf("1e-2")), (e, hi, truth)
+
+
+@sweep(8)
+@given(st.floats(0.03, 2.0), st.sampled_from([2, 5, 20, 100]), st.sampled_from([2, 3, 10]),
+       st.sampled_from(["power", "two", "three"]))
+def test_gaussian_nested_strict(mu: float, a: int, b: int, kind: str) -> None:
+    """Nested engine results against G_{μ√n} with no rounding slack: both ends of δ(ε) and of
+    f(α) on their sides (the shared checks allow 2e-15 relative; a hunt of 40 such curves and
+    of G, L and subsampled G/L powers found none off even by that)."""
+    inner = fdp.compose(fdp.Gaussian(mu), repeat=a, numeric=True)
+    if kind == "power":
+        h, steps = inner ** b, a * b
+    elif kind == "two":
+        other = fdp.compose(fdp.Gaussian(mu), repeat=b, numeric=True)
+        h, steps = fdp.compose(inner, other, numeric=True), a + b
+    else:
+        h, steps = fdp.compose(inner, inner, fdp.Gaussian(mu), numeric=True), 2 * a + 1
+    ref = GaussRef(mp.mpf(mu) * mp.sqrt(steps))  # (μ√n in mpmath: no float rounding of it)
+    total = mu * math.sqrt(steps)
+    for e in np.linspace(0.0, 3.0 * total * total + 3.0, 7):
+        lo, hi = (float(x) for x in h.delta_bracket(float(e)))
+        t = ref.delta(M(float(e)))
+        assert M(lo) <= t <= M(hi), (kind, float(e), lo, hi)
+    for al in [1e-10, 1e-6, 1e-3, 0.1, 0.5, 0.9]:
+        t = ref.beta(M(al))
+        assert M(float(h.lower(al))) <= t <= M(float(h.upper(al))), (kind, al)
