@@ -468,14 +468,21 @@ class _Points:
             ac = 1.0 - a
             qc = np.maximum(1.0 - atom - b, 0.0) + 2 * _U
             qc[0] = 0.0 if b[0] >= 1.0 - atom else qc[0]
-        self.a, self.ac, self.b = a, np.asarray(ac, dtype=float), b
-        self.qc = np.maximum(np.asarray(qc, dtype=float), 0.0)
-        self.atom = atom
         # (the complements are sums of the masses: a relative error of at most the masses' own
         # plus one u per term; a count of the outcomes where the curve keeps them)
         masses = getattr(f, "_given_masses", None)
         terms = max(a.size, masses[0].size if masses is not None else 0)
         self._ac_rel = float(getattr(f, "_mass_rtol", 0.0)) + (terms + 8) * _U
+        self.a, self.ac, self.b = a, np.asarray(ac, dtype=float), b
+        # Near β = 1 the test reads 1 − β as q_∞ + r_k: both are rounded up by that error, so
+        # that the β it certifies against is at most the true one (f⁵ of a pair with an atom
+        # read q_∞ 2.8e-19 below the exact 1 − (1 − q)⁵, and G_μ ⊗ f_(0,τ) came out 2.5e-19
+        # above f at α = 9e-23, where 1 − β is 3e-15)
+        # (the atom is one mass, not a sum: only the masses' own relative error, none for an
+        # engine curve, whose atom is rounded up where it is built)
+        self.qc = np.maximum(np.asarray(qc, dtype=float), 0.0) * (1.0 + self._ac_rel)
+        rtol = float(getattr(f, "_mass_rtol", 0.0))
+        self.atom = math.nextafter(atom * (1.0 + rtol), 1.0) if atom > 0.0 and rtol > 0.0 else atom
 
     @property
     def neg_atom(self) -> float:

@@ -875,12 +875,15 @@ def _gauss_beta(mu: float, a: float) -> object:
 
 
 @sweep(12)
-@given(dyadic_pair(max_k=4), st.sampled_from(["pair", "power", "numeric", "subsample"]),
+@given(dyadic_pair(max_k=4), st.sampled_from(["pair", "power", "numeric", "subsample",
+                                              "symmetrize", "inverse", "group"]),
        st.integers(2, 6), st.sampled_from([0.1, 0.5]))
 @example((np.array([135.0, 0.0, 2**20 - 135.0]) / 2**20,
           np.array([135.0, 42.0, 2**20 - 177.0]) / 2**20), "subsample", 5, 0.1)
 @example((np.array([121527.0, 9954.0, 25316.0, 891779.0]) / 2**20,
           np.array([224.0, 18512.0, 1029840.0, 0.0]) / 2**20), "power", 6, 0.5)
+@example((np.array([137.0, 41.0, 0.0, 1048398.0]) / 2**20,
+          np.array([32.0, 1317.0, 596.0, 1046631.0]) / 2**20), "power", 5, 0.1)
 def test_gdp_mu_strict(pair, op: str, m: int, rate: float) -> None:  # noqa: ANN001
     """The certified μ (``gdp_mu``) and (μ, τ) (``gdp_mu_delta``) against exact references of
     discrete pairs, with no slack: G_μ ≤ f and G_μ ⊗ f_(0,τ) ≤ f at α from 1e-12 to 0.99 and at
@@ -896,8 +899,14 @@ def test_gdp_mu_strict(pair, op: str, m: int, rate: float) -> None:  # noqa: ANN
         h, ref = f ** m, PL.from_dist(power(dist(p, q), m))
     elif op == "numeric":
         h, ref = fdp.compose(f, repeat=m, numeric=True), PL.from_dist(power(dist(p, q), m))
-    else:
+    elif op == "subsample":
         h, ref = fdp.subsample(f, rate), subsample(base, rate)
+    elif op == "symmetrize":
+        h, ref = fdp.symmetrize(f), symmetrize(base)
+    elif op == "inverse":
+        h, ref = f.inverse(), base.inverse()
+    else:
+        h, ref = fdp.group(f, min(m, 3)), base.group(min(m, 3))
     mu = float(gdp_mu(h))
     mu_t, tau = (float(x) for x in gdp_mu_delta(h))
     alphas = [*np.geomspace(1e-12, 0.99, 12).tolist(), *(float(x) for x in ref.A[1:-1])]
