@@ -887,8 +887,9 @@ def _gauss_beta(mu: float, a: float) -> object:
 def test_gdp_mu_strict(pair, op: str, m: int, rate: float) -> None:  # noqa: ANN001
     """The certified μ (``gdp_mu``) and (μ, τ) (``gdp_mu_delta``) against exact references of
     discrete pairs, with no slack: G_μ ≤ f and G_μ ⊗ f_(0,τ) ≤ f at α from 1e-12 to 0.99 and at
-    f's breakpoints (a hunt of 280 such curves, Gaussian powers and subsampled Gaussians
-    included, found none above f)."""
+    f's breakpoints. The examples are the three cases it found (τ below a subsampled atom, τ
+    below a power's P-atom at −∞, and q_∞ + r read low next to β = 1), each 1e-23 to 1e-19 on
+    the wrong side; a random hunt at α away from the breakpoints had missed them."""
     from fdp.clt import gdp_mu, gdp_mu_delta
 
     p, q = pair
