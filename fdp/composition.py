@@ -151,8 +151,10 @@ def _delta_mix_pl(f: PiecewiseLinear, d: float, keep: float | None = None) -> Pi
             loss=np.append(loss, -np.inf), kind=f.kind,
             mass_rtol=f._mass_rtol + s_err + 2.0 * UNIT_ROUNDOFF,
         )
-        # (an atom that is δ itself is exact: ε(δ) stays the largest finite loss, not ∞)
+        # (an atom that is δ itself is exact: ε(δ) stays the largest finite loss, not ∞; so is
+        # the P-mass δ at −∞ where f has none there, the inverse's atom)
         out._exact_atom = f._mass_qinf == 0.0 or f._exact_atom and s == 1.0
+        out._exact_neg_atom = not bool(np.any(np.isneginf(loss) & (p > 0)))
         return out
     a, b = f.breakpoints
     a2 = np.append(s * a, 1.0)

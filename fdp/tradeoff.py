@@ -423,6 +423,8 @@ class PiecewiseLinear(TradeOff):
 
     #: the given +∞ atom is exact (see __init__); a class default for curves built lazily
     _exact_atom = False
+    #: the same for the P-mass at loss −∞ (the inverse's +∞ atom)
+    _exact_neg_atom = False
     #: bounds on the rounding of losses that from_masses computed (aligned with _masses)
     _loss_err: np.ndarray | None = None
 
@@ -981,6 +983,8 @@ class PiecewiseLinear(TradeOff):
             out = PiecewiseLinear.from_masses(
                 pp, qq, q_inf=q_inf, loss=ll, kind=self.kind, mass_rtol=self._mass_rtol,
             )
+            if given:  # (an exact atom at either end is the inverse's exact atom at the other)
+                out._exact_atom, out._exact_neg_atom = self._exact_neg_atom, self._exact_atom
             err = self._loss_err
             if given and err is not None and err.size == loss.size:
                 # the same rounding bounds, for the negated losses (charged up there too),

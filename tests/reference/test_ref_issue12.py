@@ -514,11 +514,12 @@ def test_kov_inverse_atom_and_exactness() -> None:
     atom = 1 - (1 - M("1e-6")) ** 376
     got = k.inverse().delta(math.inf)
     assert atom <= got <= atom * (1 + M(1e-12))
-    # (δ is 2.1e-13 above the atom, where ε moves 0.03 per 1e-15 of δ: the inverse charges
-    # the binomial masses' declared rounding on its atom too, 1e-15, the forward's atom is
-    # exact; both are certified)
+    # (δ is 2.1e-13 above the atom, where ε moves 0.03 per 1e-15 of δ; both atoms are exact:
+    # the inverse's is the forward's P-mass δ at −∞, so the two agree to rounding; both are
+    # certified)
     fwd, inv = k.epsilon(3.75929509e-4), k.inverse().epsilon(3.75929509e-4)
-    assert 723.0 < fwd <= inv < fwd + 0.01
+    assert 723.0 < fwd and abs(inv - fwd) < 1e-9 * fwd
+    assert k.inverse()._exact_atom and got == k.delta(math.inf)
     # the binomial masses (Loader's form, not a gammaln sum) against the exact KOV sum
     k2 = fdp.kov(0.05, 0.0, 2000)
     ref = PL.from_dist(power(eps_delta_dist(0.05, 0.0), 2000))
