@@ -50,6 +50,12 @@ def M(x: object) -> object:
     return mp.mpf(x)
 
 
+def float_below(a: object) -> float:
+    """The largest float ≤ a (an mpmath number): a query just at or below an exact atom."""
+    f = float(a)
+    return f if M(f) <= a else math.nextafter(f, 0.0)
+
+
 # ============================================================================ discrete pairs
 Outcome = tuple  # (loss, p, q)
 

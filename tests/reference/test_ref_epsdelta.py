@@ -30,6 +30,7 @@ from ._ref import (
     M,
     dist,
     eps_delta_dist,
+    float_below,
     merge,
     mp,
     power,
@@ -401,12 +402,6 @@ def test_query_at_the_atom_itself(d0: float) -> None:
     assert float(lo) <= 1.5 <= float(hi) < 2.0, (d0, lo, hi)
 
 
-def _float_below(a: object) -> float:
-    """The largest float ≤ a (an mpmath number)."""
-    f = float(a)
-    return f if M(f) <= a else math.nextafter(f, 0.0)
-
-
 @sweep(12)
 @given(st.sampled_from(["repeat", "two", "nested", "power"]), st.sampled_from([0.5, 1.0, 3.0]),
        st.sampled_from([0.05, 0.1, 0.3, 0.5, 1e-3]), st.sampled_from([0.1, 0.5, 2.0]),
@@ -430,7 +425,7 @@ def test_atom_of_compositions(kind: str, e0: float, d0: float, g: float, k: int)
     else:
         h = fdp.compose(step, fdp.Gaussian(g), repeat=k)
         a = 1 - (1 - M(d0)) ** k
-    q = _float_below(a)
+    q = float_below(a)
     assert float(h.epsilon(q)) == math.inf, (kind, q)
     assert float(h.epsilon_bracket(q)[1]) == math.inf, (kind, q)
     for eps in [5.0, 30.0, 200.0]:

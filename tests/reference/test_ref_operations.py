@@ -29,6 +29,7 @@ from ._ref import (
     ZERO,
     M,
     dist,
+    float_below,
     hull,
     mp,
     poisson,
@@ -814,10 +815,27 @@ def test_symmetrized_mixture_lower_curve_below_the_truth(mu: float, p: float) ->
                 assert M(float(v)) <= t + M(1e-300), (a, v, t)
 
 
-def _float_below(a: object) -> float:
-    """The largest float ≤ a (an mpmath number)."""
-    f = float(a)
-    return f if M(f) <= a else math.nextafter(f, 0.0)
+def _operated(p: np.ndarray, q: np.ndarray, op: str, m: int, rate: float) -> tuple:
+    """(fdp's curve, the exact reference) of the pair (p, q) under ``op``: "pair", "power" (m),
+    "numeric" (m, the engine), "subsample" (rate), "symmetrize", "group" (min(m, 3)),
+    "inverse", "nested" (the engine's f ⊗ f composed with f)."""
+    f, base = fdp.from_distributions(p, q), PL.from_dist(dist(p, q))
+    if op == "pair":
+        return f, base
+    if op == "power":
+        return f ** m, PL.from_dist(power(dist(p, q), m))
+    if op == "numeric":
+        return fdp.compose(f, repeat=m, numeric=True), PL.from_dist(power(dist(p, q), m))
+    if op == "subsample":
+        return fdp.subsample(f, rate), subsample(base, rate)
+    if op == "symmetrize":
+        return fdp.symmetrize(f), symmetrize(base)
+    if op == "group":
+        return fdp.group(f, min(m, 3)), base.group(min(m, 3))
+    if op == "inverse":
+        return f.inverse(), base.inverse()
+    inner = fdp.compose(f, f, numeric=True)
+    return fdp.compose(inner, f, numeric=True), PL.from_dist(power(dist(p, q), 3))
 
 
 @sweep(16)
@@ -840,25 +858,10 @@ def test_floor_strict(pair, op: str, rate: float, m: int) -> None:  # noqa: ANN0
     p = p.copy()
     p[1 + int(np.argmax(p[1:]))] += p[0]  # (P-mass of outcome 0 moved to another: p_0 = 0)
     p[0] = 0.0
-    f, base = fdp.from_distributions(p, q), PL.from_dist(dist(p, q))
-    if op == "power":
-        h, ref = f ** m, PL.from_dist(power(dist(p, q), m))
-    elif op == "numeric":
-        h, ref = fdp.compose(f, repeat=m, numeric=True), PL.from_dist(power(dist(p, q), m))
-    elif op == "subsample":
-        h, ref = fdp.subsample(f, rate), subsample(base, rate)
-    elif op == "symmetrize":
-        h, ref = fdp.symmetrize(f), symmetrize(base)
-    elif op == "group":
-        h, ref = fdp.group(f, m), base.group(m)
-    elif op == "inverse":
-        h, ref = f.inverse(), base.inverse()
-    else:
-        inner = fdp.compose(f, f, numeric=True)
-        h, ref = fdp.compose(inner, f, numeric=True), PL.from_dist(power(dist(p, q), 3))
+    h, ref = _operated(p, q, op, m, rate)
     atom = ref.delta(mp.inf)
     label = f"{op} {p.tolist()} {q.tolist()} rate={rate} m={m}"
-    x = _float_below(atom)
+    x = float_below(atom)
     if x > 0.0:
         truth = ref.epsilon(M(x))
         e = float(h.epsilon(x))
@@ -892,22 +895,7 @@ def test_gdp_mu_strict(pair, op: str, m: int, rate: float) -> None:  # noqa: ANN
     the wrong side; a random hunt at α away from the breakpoints had missed them."""
     from fdp.clt import gdp_mu, gdp_mu_delta
 
-    p, q = pair
-    f, base = fdp.from_distributions(p, q), PL.from_dist(dist(p, q))
-    if op == "pair":
-        h, ref = f, base
-    elif op == "power":
-        h, ref = f ** m, PL.from_dist(power(dist(p, q), m))
-    elif op == "numeric":
-        h, ref = fdp.compose(f, repeat=m, numeric=True), PL.from_dist(power(dist(p, q), m))
-    elif op == "subsample":
-        h, ref = fdp.subsample(f, rate), subsample(base, rate)
-    elif op == "symmetrize":
-        h, ref = fdp.symmetrize(f), symmetrize(base)
-    elif op == "inverse":
-        h, ref = f.inverse(), base.inverse()
-    else:
-        h, ref = fdp.group(f, min(m, 3)), base.group(min(m, 3))
+    h, ref = _operated(*pair, op, m, rate)
     mu = float(gdp_mu(h))
     mu_t, tau = (float(x) for x in gdp_mu_delta(h))
     alphas = [*np.geomspace(1e-12, 0.99, 12).tolist(), *(float(x) for x in ref.A[1:-1])]
