@@ -86,8 +86,9 @@ def sum_up(values: Any) -> float:
     return s
 
 
-def round_decimal(x: float, digits: int, side: str) -> decimal.Decimal:
-    """``x`` to ``digits`` significant decimal digits, rounded toward ``side``: "up" (ceiling:
+def round_decimal(x: float, digits: int, side: str, fixed: bool = False) -> decimal.Decimal:
+    """``x`` to ``digits`` significant decimal digits (``fixed``: to ``digits`` decimal places),
+    rounded toward ``side``: "up" (ceiling:
     an ε, a σ, a bound on risk printed as a guarantee) or "down" (floor: a lower end, a largest
     μ). Printing a guarantee to nearest can show less than is certified: `%.6g` printed
     ε = 3.09943 for 3.0994303, whose δ is 1.000004e-10 > 1e-10. (Finite x.)
@@ -96,8 +97,12 @@ def round_decimal(x: float, digits: int, side: str) -> decimal.Decimal:
     --------
     >>> str(round_decimal(3.0994303, 6, "up")), str(round_decimal(1.23456, 4, "down"))
     ('3.09944', '1.234')
+    >>> str(round_decimal(2.381199995, 6, "down", fixed=True))
+    '2.381199'
     """
     rnd = decimal.ROUND_CEILING if side == "up" else decimal.ROUND_FLOOR
+    if fixed:
+        return decimal.Decimal(x).quantize(decimal.Decimal(1).scaleb(-digits), rounding=rnd)
     return decimal.Context(prec=digits, rounding=rnd).create_decimal(x)
 
 

@@ -30,7 +30,6 @@ Examples
 from __future__ import annotations
 
 import argparse
-import decimal
 import json
 import math
 import os
@@ -131,9 +130,7 @@ def _f6(x: float, side: str | None = None, places: int = 6) -> str:
         return _num(x)
     if side is None:
         return f"{x:.{places}f}"
-    rnd = decimal.ROUND_CEILING if side == "up" else decimal.ROUND_FLOOR
-    q = decimal.Decimal(x).quantize(decimal.Decimal(1).scaleb(-places), rounding=rnd)
-    return f"{q:.{places}f}"
+    return f"{round_decimal(x, places, side, fixed=True):.{places}f}"
 
 
 def _num(x: float, side: str | None = None) -> str:
