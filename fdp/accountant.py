@@ -516,11 +516,9 @@ class _FastProfile:
     def _fine(self, o: _Refinable) -> _Direction | None:
         if o.fine is None:
             try:
-                fine = o.build()
-                fine.curve(0.0)
-            except OverflowError:  # (the fine grid does not fit: the engine answers)
+                o.fine = o.build()
+            except OverflowError:  # (a step's fine grid does not fit: the engine answers)
                 return None
-            o.fine = fine
         return o.fine
 
     @property
@@ -552,6 +550,17 @@ class _FastProfile:
         return (c.curve(0.0).delta_bound(eps) <= bound
                 or (tilt and c.curve(c.theta_for_eps(eps)).delta_bound(eps) <= bound))
 
+    @staticmethod
+    def _doomed(used: list[_MassCurve], eps: float, delta: float) -> bool:
+        """Whether the untilted pass cannot answer, as the deciding directions (``used``)
+        already show before the others are refined: their round-off above ``eps`` (at most
+        the pass's answer: the others' coarse bound or less) exceeds _ROUNDOFF_SHARE of
+        ``delta`` (at least the pass's δ). The tilted pass then answers without the others'
+        untilted fine profiles (DP-SGD σ = 2, p = 1e-3, T = 10⁶: the add direction's
+        round-off is 2.3 times the share; the remove direction's fine profile cost 23 ms).
+        Only which pass answers is chosen: each is certified."""
+        return any(c.err_above(eps) > _ROUNDOFF_SHARE * delta for c in used)
+
     def epsilon(self, delta: float) -> float | None:
         """ε(δ) from the untilted profiles where their round-off is at most _ROUNDOFF_SHARE of
         δ above the answer, else from profiles tilted for δ; None where neither is (or δ is
@@ -562,6 +571,10 @@ class _FastProfile:
             for tilt in (False, True):
                 used = [self._at_delta(d, delta, tilt) for d in self._parts]
                 e = max(float(c.epsilon(delta)) for c in used)
+                if not tilt and math.isfinite(e) and self._doomed(
+                        used, max([e] + [float(o.coarse.curve(0.0).epsilon(delta))
+                                         for o in self._others]), delta):
+                    continue
                 for o in self._others:
                     # (the coarse δ at the deciding ε at most δ: the direction's ε(δ) ≤ e)
                     if not math.isfinite(e) or not self._screened(o, e, delta, tilt):
@@ -583,6 +596,10 @@ class _FastProfile:
             for tilt in (False, True):
                 used = [self._at_eps(d, eps, tilt) for d in self._parts]
                 d = max(float(c.delta(eps)) for c in used)
+                if not tilt and self._doomed(used, eps, max(
+                        [d] + [float(o.coarse.curve(0.0).delta_bound(eps))
+                               for o in self._others])):
+                    continue
                 for o in self._others:
                     if not self._screened(o, eps, d, tilt):
                         fine = self._fine(o)

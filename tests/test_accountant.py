@@ -266,6 +266,43 @@ def test_fast_profile_refines_a_direction_only_when_its_coarse_bound_could_decid
     assert true_d <= d <= true_d * 1.01 and calls == [1.0]
 
 
+def test_a_floored_untilted_pass_refines_no_direction_untilted() -> None:
+    # G(1e-3)^(10⁶) = G_1 (Dong, Roth, Su 2022, Cor 3.3) in both directions, the second first on
+    # its coarse grid. The deciding direction's untilted round-off above ε(1e-5) exceeds 1 % of
+    # δ, so that pass cannot answer whatever the other direction gives: the other direction's
+    # fine profile is built for the tilted pass only (its untilted one cost 23 ms at DP-SGD
+    # σ = 2, p = 1e-3, T = 10⁶), and the answer is the tilted pass's certified one.
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    from fdp.accountant import _FastProfile
+    from fdp.fastpath import _Direction, _StepGrid
+
+    h = 2.0**-15
+    thetas: list[float] = []
+
+    class Recorded(_Direction):
+        def curve(self, theta: float = 0.0):  # type: ignore[no-untyped-def]
+            thetas.append(theta)
+            return super().curve(theta)
+
+    def power(step: float, cls: type[_Direction] = _Direction) -> _Direction:
+        return cls([(_StepGrid(fdp.Gaussian(1e-3), step), 10**6)], step)
+
+    def exact_eps(delta: float) -> float:  # G_1 (Dong, Roth, Su 2022, Cor 2.13)
+        return brentq(lambda e: norm.cdf(-e + 0.5) - math.exp(e) * norm.cdf(-e - 0.5) - delta,
+                      0.0, 50.0, xtol=1e-14)
+
+    prof = _FastProfile([power(h)], [(power(4 * h), lambda: power(h, Recorded))])
+    flat = prof._parts[0].curve(0.0)
+    e0 = float(flat.epsilon(1e-5))
+    assert flat.err_above(e0) > 1e-2 * 1e-5  # (the untilted pass is floored here)
+    e = prof.epsilon(1e-5)
+    ref = exact_eps(1e-5)
+    assert e is not None and ref <= e <= ref * 1.002, (e, ref)
+    assert thetas and 0.0 not in thetas, thetas
+
+
 def test_tilted_fast_power_is_certified_where_the_untilted_one_is_floored() -> None:
     # A long run: G(1e-3)^(10⁶) = G_1 (Dong, Roth, Su 2022, Cor 3.3). The untilted FFT's proved
     # round-off floor (2e-7 with the componentwise bound, 2e-5 with the normwise one) is far
