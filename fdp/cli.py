@@ -133,6 +133,14 @@ def _f6(x: float, side: str | None = None, places: int = 6) -> str:
     return f"{round_decimal(x, places, side, fixed=True):.{places}f}"
 
 
+def _beta8(b: float) -> str:
+    """β to eight significant digits, rounded down (to nearest, β(0.1) of G_1 printed
+    0.61085631 for 0.610856308354639)."""
+    if b == 0.0 or not math.isfinite(b):
+        return f"{b:.8g}"
+    return f"{round_decimal(b, 8, 'down'):.8g}"
+
+
 def _num(x: float, side: str | None = None) -> str:
     """Six significant digits; ``side="up"``/``"down"`` rounds toward less privacy for a
     guarantee printed as text (an ε or σ up, a largest μ down: `%.6g` printed ε = 3.09943 for
@@ -274,7 +282,8 @@ def _add_dp_to_gdp(sub: Any) -> None:
         help="the μ whose GDP guarantee gives exactly (ε, δ)",
         description=(
             "Print μ with δ_μ(ε) = δ: any μ'-GDP mechanism with μ' ≤ μ is (ε, δ)-DP "
-            "(Gomez, Kulynych et al. 2025). For δ = 0, also the smallest μ with f_{ε,0} ≥ G_μ."
+            "(Gomez, Kulynych et al. 2025). For δ = 0, also the smallest μ with f_{ε,0} ≥ G_μ: "
+            "every ε-DP mechanism is μ'-GDP for μ' ≥ μ."
         ),
     )
     p.add_argument("--eps", type=_number(0.0), required=True, help="ε ≥ 0 (finite)")
@@ -284,16 +293,17 @@ def _add_dp_to_gdp(sub: Any) -> None:
 
 
 def cmd_dp_to_gdp(args: argparse.Namespace) -> dict[str, Any]:
-    from scipy.special import log_expit, ndtri_exp
+    from .clt import _epsdelta_mu
 
     m = float(gdp.mu(args.eps, args.delta)) + 0.0
     out: dict[str, Any] = {"eps": args.eps, "delta": args.delta, "mu": m}
     text = f"(ε, δ) = ({args.eps:g}, {args.delta:g}) is met by μ-GDP for μ ≤ {_num(m, 'down')}"
     if args.delta == 0.0:
-        # Φ(−μ/2) = 1/(1 + e^ε), in log space (no underflow for large ε); + 0.0: no "-0"
-        star = float(-2.0 * ndtri_exp(log_expit(-args.eps))) + 0.0
+        # the least μ with Φ(−μ/2) ≤ 1/(1 + e^ε) (rounded up): G_μ ≤ f_{ε,0} exactly for the μ
+        # at or above it (G_μ falls as μ grows), so an ε-DP mechanism is μ-GDP for those
+        star = _epsdelta_mu(args.eps) + 0.0
         out["mu_dominating"] = star
-        text += f"; f_{{ε,0}} ≥ G_μ for μ ≤ {_num(star, 'down')}"
+        text += f"; ε-DP implies μ-GDP (f_{{ε,0}} ≥ G_μ) for μ ≥ {_num(star, 'up')}"
     out["text"] = text
     return out
 
@@ -418,7 +428,8 @@ def cmd_curve(args: argparse.Namespace) -> dict[str, Any]:
     betas = [float(v) for v in np.atleast_1d(f(np.array(alphas)))]
     out: dict[str, Any] = {"curve": repr(f), "kind": f.kind, "alpha": alphas, "beta": betas}
     lines = [f"{f!r} ({f.kind})", "  α            β"]
-    lines += [f"  {a:<12g} {b:.8g}" for a, b in zip(alphas, betas, strict=True)]
+    # (β is a guarantee: printed rounded down, toward less privacy)
+    lines += [f"  {a:<12g} {_beta8(b)}" for a, b in zip(alphas, betas, strict=True)]
     if args.plot:
         import matplotlib
 

@@ -528,7 +528,21 @@ def _round_up(x: float) -> float:
 
 
 def _epsdelta_mu(eps: float) -> float:
-    """−2Φ⁻¹(1/(1 + e^ε)) in log space (finite for every finite ε), rounded up."""
+    """The least μ with G_μ ≤ f_{ε,0}: −2Φ⁻¹(1/(1 + e^ε)) (G_μ(α) ≤ α at f's kink
+    α = 1/(1 + e^ε) iff Φ(−μ/2) ≤ α), rounded up. Below ε = 1 as 2√2 erf⁻¹(tanh(ε/2)), within
+    32u of itself (the log-space form's input 1/(1 + e^ε) ≈ 1/2 − ε/4 carries only absolute
+    precision); above, in log space (finite for every finite ε), within 1e-13 (1 + μ). 0 at 0.
+
+    Examples
+    --------
+    >>> _epsdelta_mu(0.0), round(_epsdelta_mu(1.0), 10)
+    (0.0, 1.2320353853)
+    """
+    if eps == 0.0:
+        return 0.0
+    if eps < 1.0:
+        return float(2.0 * math.sqrt(2.0) * special.erfinv(math.tanh(eps / 2.0))) * (
+            1.0 + 32.0 * _U)
     z = -float(special.ndtri_exp(-float(np.logaddexp(0.0, eps))))
     return max(2.0 * z + 1e-13 * (1.0 + 2.0 * abs(z)), 0.0)
 

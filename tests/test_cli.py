@@ -370,8 +370,9 @@ def test_text_output_rounds_guarantees_toward_less_privacy(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     # %.6g rounded to nearest: gdp-to-dp printed ε = 3.09943 for the exact 3.0994303 (δ there
-    # is 1.000004e-10 > 1e-10), calibrate σ = 3.73063 for 3.7306316, dp-to-gdp μ ≤ 1.23204 for
-    # the largest 1.2320354 (helper hunt). References in mpmath.
+    # is 1.000004e-10 > 1e-10), calibrate σ = 3.73063 for 3.7306316 (helper hunt); dp-to-gdp
+    # --delta 0 printed "f_{ε,0} ≥ G_μ for μ ≤ 1.23203", reversed and rounded down: G_μ falls
+    # as μ grows, so it holds for μ ≥ 1.2320354 (a second hunt). References in mpmath.
     import re
 
     import mpmath as mp
@@ -391,8 +392,20 @@ def test_text_output_rounds_guarantees_toward_less_privacy(
         sigma = num(r"σ = ([0-9.e+-]+)", out)
         assert delta(1 / mp.mpf(sigma), mp.mpf(1)) <= mp.mpf("1e-5")
         _, out, _ = run(["dp-to-gdp", "--eps", "1", "--delta", "0"], capsys)
-        star = num(r"μ ≤ ([0-9.e+-]+)", out)  # f_{1,0} ≥ G_μ iff Φ(−μ/2) ≥ 1/(1 + e)
-        assert mp.ncdf(-mp.mpf(star) / 2) >= 1 / (1 + mp.e)
+        assert "μ ≤" not in out.split(";")[1]
+        # f_{1,0} ≥ G_μ iff G_μ(α*) ≤ α* at f's kink α* = 1/(1 + e), iff Φ(−μ/2) ≤ α*
+        star = num(r"μ ≥ ([0-9.e+-]+)", out)
+        assert mp.ncdf(-mp.mpf(star) / 2) <= 1 / (1 + mp.e)
+        for e in ("1e-10", "0.3", "1", "30", "1000"):  # (the JSON value too, and tight)
+            _, out, _ = run(["--json", "dp-to-gdp", "--eps", e, "--delta", "0"], capsys)
+            star = mp.mpf(_strict(out)["mu_dominating"])
+            alpha = 1 / (1 + mp.exp(mp.mpf(e)))
+            exact = -2 * mp.sqrt(2) * mp.erfinv(2 * alpha - 1)
+            assert mp.ncdf(-star / 2) <= alpha and star <= exact * (1 + 1e-12) + 1e-12, e
+        _, out, _ = run(["curve", "gaussian:1", "--alpha", "0.1,0.25"], capsys)
+        for a, b in re.findall(r"^ +([0-9.]+) +([0-9.e+-]+)$", out, re.M):  # β rounded down
+            a_ = mp.mpf(a)
+            assert mp.mpf(b) <= mp.ncdf(-mp.sqrt(2) * mp.erfinv(2 * a_ - 1) - 1), (a, b)
 
 
 def test_dpsgd_text_rounds_guarantees_toward_less_privacy(
