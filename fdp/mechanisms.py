@@ -164,8 +164,11 @@ def _oracle(
     name: str, eps: float, p: float, q: float, P: Any, Q: Any, loss: Any = None,
     **params: float,
 ) -> FrequencyOracle:
+    # (given losses are exact; the masses are the mechanism's probabilities rounded, each
+    # within 8u: a logistic or a ratio, times at most one more factor)
     curve = from_distributions(P, Q) if loss is None else PiecewiseLinear.from_masses(
-        np.asarray(P, dtype=float), np.asarray(Q, dtype=float), loss=np.asarray(loss, dtype=float))
+        np.asarray(P, dtype=float), np.asarray(Q, dtype=float), loss=np.asarray(loss, dtype=float),
+        mass_rtol=8.0 * _U)
     if curve._loss_err is not None:
         # the masses are the mechanism's probabilities rounded (each within 8u: a logistic or a
         # ratio, times at most one more factor), so the ratio of a pair is within 16u and its
@@ -278,10 +281,20 @@ def _two_bits(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The laws of two independent bits: bit 1 ~ Bern(a1) vs Bern(b1), bit 2 ~ Bern(a2) vs
     Bern(b2) (their curve is the product of two binary tests). Each probability comes with its
-    complement, (x, 1 − x), computed apart: 1 − x cancels when x is close to 1."""
+    complement, (x, 1 − x), computed apart: 1 − x cancels when x is close to 1. Outcome (i, j)
+    pairs entry i of bit 1's pair with entry j of bit 2's, in the order (0, 0), (0, 1), (1, 0),
+    (1, 1); for SUE and OUE their losses log(Q/P) are 0, −ε, ε, 0 (:func:`_two_bit_loss`)."""
     P = np.outer(a1, a2).ravel()
     Q = np.outer(b1, b2).ravel()
     return P, Q
+
+
+def _two_bit_loss(e: float) -> list[float]:
+    """The exact losses of SUE's and OUE's four outcomes (see :func:`_two_bits`): bit 1's
+    loss ∓c plus bit 2's ±c′ with c − c′ = ε (SUE: c = c′ = ε/2; OUE: log 2q − log 2(1 − q),
+    whose difference is −ε). Given rather than read from the masses, whose products underflow
+    beyond ε ≈ 725 (SUE at ε = 745 read ε(0) = 744.44 and δ(744) = 0.356 for 0.632)."""
+    return [0.0, -e, e, 0.0]
 
 
 def sue(eps: float) -> FrequencyOracle:
@@ -292,7 +305,8 @@ def sue(eps: float) -> FrequencyOracle:
     # each from its own logistic: q = 1 − p would cancel (for ε = 70 it was 6.66e-16 instead of
     # 6.305e-16, and the pair's loss log(p²/q²) came out below ε: the optimistic side)
     p, q = float(special.expit(e / 2)), float(special.expit(-e / 2))
-    return _oracle("SUE", e, p, q, *_two_bits((p, q), (q, p), (q, p), (p, q)))
+    return _oracle("SUE", e, p, q, *_two_bits((p, q), (q, p), (q, p), (p, q)),
+                   loss=_two_bit_loss(e))
 
 
 def oue(eps: float) -> FrequencyOracle:
@@ -302,7 +316,8 @@ def oue(eps: float) -> FrequencyOracle:
     e = check_scalar("eps", eps, low=0.0)
     p, q = 0.5, float(special.expit(-e))  # 1/(e^ε + 1) without overflow
     qc = float(special.expit(e))  # 1 − q
-    return _oracle("OUE", e, p, q, *_two_bits((p, p), (q, qc), (q, qc), (p, p)))
+    return _oracle("OUE", e, p, q, *_two_bits((p, p), (q, qc), (q, qc), (p, p)),
+                   loss=_two_bit_loss(e))
 
 
 def _local_hashing(name: str, e: float, g: int, params: dict[str, float]) -> FrequencyOracle:
@@ -314,7 +329,9 @@ def _local_hashing(name: str, e: float, g: int, params: dict[str, float]) -> Fre
     c = 1.0 / g
     P = np.array([c, (1 - c) * pp, (1 - c) * qq, (1 - c) * (g - 2) * qq])
     Q = np.array([c, (1 - c) * qq, (1 - c) * pp, (1 - c) * (g - 2) * qq])
-    return _oracle(name, e, pp, 1.0 / g, P, Q, **params)
+    # (the losses given: qq = e^{−ε} pp underflows beyond ε ≈ 745, and BLH at ε = 744 read
+    # ε(0) = 743.75 from the rounded masses)
+    return _oracle(name, e, pp, 1.0 / g, P, Q, loss=[0.0, -e, e, 0.0], **params)
 
 
 def blh(eps: float) -> FrequencyOracle:

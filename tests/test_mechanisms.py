@@ -259,3 +259,31 @@ def test_oracles_never_report_an_epsilon_below_their_own(oracle) -> None:  # noq
     for eps in np.geomspace(3e-4, 20.0, 37):
         got = float(oracle(float(eps)).epsilon(0.0))
         assert eps <= got <= eps * (1 + 1e-12) + 1e-14, (eps, got)
+
+
+@pytest.mark.parametrize("name", ["sue", "oue", "blh"])
+def test_two_outcome_oracles_beyond_the_float_range_of_their_masses(name: str) -> None:
+    # A hunt: the masses are products whose smallest factor e^{−ε} (or e^{−ε/2} twice)
+    # underflows beyond ε ≈ 725, and the losses were read from them: SUE at ε = 745 gave
+    # ε(0) = 744.44 and δ(744) = 0.356 for 0.632, BLH at 744 δ(743) = 0.263 for 0.316, and from
+    # ε ≈ 746 ε(0) = ∞. The losses are 0 and ±ε; the top one carries Q-mass m = p² (SUE,
+    # p = 1/(1 + e^{−ε/2})) or (1/2)/(1 + e^{−ε}) (OUE, BLH), so δ(x) = m (1 − e^{x − ε}) on
+    # [0, ε), and for f^{⊗3}, δ(x) = m³ (1 − e^{x − 3ε}) on (2ε, 3ε). mpmath, 50 digits.
+    import mpmath as mp
+
+    mech = getattr(M, name)
+    with mp.workdps(50):
+        for eps in (745.0, 30.0, 600.0, 725.0, 740.0, 760.0, 1000.0):
+            e = mp.mpf(eps)
+            m = (1 / (1 + mp.exp(-e / 2))) ** 2 if name == "sue" else (1 / (1 + mp.exp(-e))) / 2
+            f = mech(eps)
+            assert eps <= float(f.epsilon(0.0)) <= eps * (1 + 1e-12)
+            for x in (eps - 1.0, eps - 1e-3, 0.5 * eps):
+                true = m * (1 - mp.exp(mp.mpf(x) - e))
+                got = mp.mpf(float(f.delta(x)))  # (A − e^x B cancels near ε: 2e-11 high)
+                assert true <= got <= true * (1 + 1e-9), (eps, x, got, true)
+            g = f**3
+            assert float(g.epsilon(0.0)) >= 3 * eps
+            true = m**3 * (1 - mp.exp(mp.mpf(-1)))
+            got = mp.mpf(float(g.delta(3 * eps - 1.0)))
+            assert true <= got <= true * (1 + 1e-9), (eps, got, true)
