@@ -48,6 +48,7 @@ from scipy import special
 
 from . import gdp
 from ._checks import as_array, check_int, check_scalar
+from ._numerics import TINY
 from ._numerics import UNIT_ROUNDOFF as _U
 from .composition import DeltaMix, compose
 from .constructors import from_distributions
@@ -386,15 +387,73 @@ def exponential(
     s = check_scalar("sensitivity", sensitivity, low=0.0, low_open=True)
     if np.max(np.abs(u - v)) > s * (1 + 1e-12):
         raise ValueError(f"the utilities differ by {np.max(np.abs(u - v)):g} > sensitivity {s:g}")
-    a, b = e * u / (2 * s), e * v / (2 * s)
-    log_p, log_q = _log_softmax(a), _log_softmax(b)
-    # the losses from the log-probabilities: log(q/p) of two masses that round to the same
-    # float (both ≈ 1) would read 0 where the true loss is, say, 1.5e-23
+    # (shifted so that the largest is 0, from u − max u: within 3u of themselves whatever the
+    # utilities' scale, as a = εu/(2Δ) − max a would not be where u ≈ 1e300)
+    d_p = e * (u - float(np.max(u))) / (2 * s)
+    d_q = e * (v - float(np.max(v))) / (2 * s)
+    log_p, log_q = _log_softmax(d_p), _log_softmax(d_q)
+    loss, loss_err = _exponential_loss(d_p, e * (v - u) / (2 * s))
+    # each log-mass within 3u|d_j| + u (4 + 3D + log n) of itself (d_j, and log1p of the sum
+    # of the others' e^{d}, D the largest |d| of a mass in the float range), so each mass
+    # within that relative (a mass below the float range is raised to the least subnormal)
+    live = np.concatenate([d_p[d_p > -745.0], d_q[d_q > -745.0]])
+    dd = float(np.max(np.abs(live))) if live.size else 0.0
+    r = _U * (5.0 + 6.0 * dd + math.log(u.size + 1.0))
+    with np.errstate(under="ignore"):
+        # (a mass below the float range keeps the least subnormal: its outcome's loss still
+        # counts, and ε(0) is the largest loss; dropped, exponential([0, −1500], [0, −1499], 1)
+        # read ε(0) = 0 for 0.5. Raising a mass raises δ on its side)
+        P = np.maximum(np.exp(log_p), TINY)
+        Q = np.maximum(np.exp(log_q), TINY)
     curve = PiecewiseLinear.from_masses(
-        np.exp(log_p), np.exp(log_q), loss=log_q - log_p,
+        P, Q, loss=loss, loss_err=loss_err, mass_rtol=r,
         name=f"T(P, Q) on {u.size} outcome{'s' if u.size != 1 else ''}",
     )
     return MechanismCurve._of(curve, "exponential", e, {"eps": e, "sensitivity": s})
+
+
+def _exponential_loss(d: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The losses ℓ_i = log(q_i/p_i) = c_i − K of the exponential mechanism, with a bound on
+    each one's absolute error. ``d``: the exponents of P shifted to a largest of 0;
+    ``c`` = ε(u′ − u)/(2Δ), the exponents' differences; K = log Σ_j p_j e^{c_j}.
+
+    With weights w_j = e^{d_j} ∝ p_j and correctly rounded sums (math.fsum): where |c| ≤ 1,
+    K = log1p(S), S = Σ_j w_j expm1(c_j) / Σ_j w_j, which keeps relative precision where the
+    utilities are close (log q − log p of two log-softmaxes cancelled: ε = 1e-7, u = (0, 1),
+    u′ = (0, 0.7) read ε(0) = 7.50000006544e-09 for 7.50000015938e-09). Elsewhere
+    K = LSE(d + c) − log Σ w (scipy's logsumexp: no overflow or underflow).
+
+    Error: c_j within 3u|c_j|, which moves K by at most 3u max|c| (∂K/∂c_j are weights
+    summing to 1); w_j within relative r = u (1 + 3|d_j|), or, below the float range, by at most
+    the least subnormal each (n₀ of them). With log1p: each term within (2u + r) of itself, so
+    S within ((2u + r) Σ w|expm1 c| + 2u|S| + 2n₀ 2⁻¹⁰⁷⁴)/Σ w and K within that over 1 + S,
+    plus u|K|. With the LSE: each d_j + c_j within 4u(|d_j| + |c_j|), which moves it by their
+    softmax-weighted sum (∂LSE/∂x_j), plus its own rounding 4u(|LSE| + n + 2), and log Σ w
+    within r + 2u + n₀ 2⁻¹⁰⁷⁴/Σ w. ℓ_i is within 4u|c_i| + u|K| plus K's error.
+    """
+    n = d.size
+    big = float(np.max(np.abs(c))) if n else 0.0
+    with np.errstate(under="ignore"):
+        w = np.exp(d)
+    r = _U * (1.0 + 3.0 * float(np.max(np.abs(d[d > -745.0]), initial=0.0)))
+    dead = int(np.count_nonzero(w == 0.0)) * TINY
+    wsum = math.fsum(w.tolist())
+    if big <= 1.0:
+        terms = w * np.expm1(c)
+        big_s = math.fsum(terms.tolist()) / wsum
+        k = math.log1p(big_s)
+        t_abs = math.fsum(np.abs(terms).tolist()) / wsum
+        dk = 1.01 * ((2.0 * _U + r) * t_abs + 2.0 * _U * abs(big_s) + 2.0 * dead / wsum) / (
+            1.0 + big_s) + _U * abs(k) + 3.0 * _U * big
+    else:
+        x = d + c
+        lse = float(special.logsumexp(x))
+        k = lse - math.log(wsum)
+        with np.errstate(under="ignore"):
+            pi = np.exp(x - lse)
+        dk = 1.01 * (4.0 * _U * math.fsum((pi * (np.abs(d) + np.abs(c))).tolist())
+                     + 4.0 * _U * (abs(lse) + n + 2) + r + 2.0 * _U + dead / wsum) + _U * abs(k)
+    return c - k, 4.0 * _U * np.abs(c) + _U * abs(k) + dk
 
 
 def _log_softmax(a: np.ndarray) -> np.ndarray:

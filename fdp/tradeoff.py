@@ -553,11 +553,14 @@ class PiecewiseLinear(TradeOff):
         kind: Kind = "exact",
         name: str | None = None,
         mass_rtol: float = 0.0,
+        loss_err: np.ndarray | None = None,
     ) -> PiecewiseLinear:
         """The curve T(P, Q) of discrete masses (p_j, q_j) plus a Q-atom q_inf where P = 0.
 
         ``mass_rtol`` bounds the relative error of every given mass (e.g. masses computed in
         log space); δ(ε) and ε(δ) are then rounded outward by it on the curve's side.
+        ``loss_err`` bounds the absolute error of each given ``loss`` (default: exact); δ and ε
+        read every finite loss that much higher, as they do losses computed from the masses.
 
         Masses need not be sorted; outcomes are ordered by decreasing likelihood ratio q/p.
         ``loss`` (optional) gives each outcome's privacy loss log(q_j/p_j) directly; it is then
@@ -586,6 +589,8 @@ class PiecewiseLinear(TradeOff):
         else:  # given losses are the authority: a P-mass that underflowed keeps its loss
             loss = np.asarray(loss, dtype=float).ravel()
             q_only = np.isposinf(loss)
+            if loss_err is not None:
+                err = np.where(np.isfinite(loss), np.asarray(loss_err, dtype=float).ravel(), 0.0)
         # +∞ losses (P-mass 0) join the Q-atom; empty outcomes are dropped
         q_inf = float(q_inf + q[q_only].sum())
         keep = ~q_only & ((p > 0) | (q > 0))

@@ -287,3 +287,64 @@ def test_two_outcome_oracles_beyond_the_float_range_of_their_masses(name: str) -
             true = m**3 * (1 - mp.exp(mp.mpf(-1)))
             got = mp.mpf(float(g.delta(3 * eps - 1.0)))
             assert true <= got <= true * (1 + 1e-9), (eps, got, true)
+
+
+def _exp_pair(u: list[float], v: list[float], eps: float, s: float) -> tuple[list, list]:
+    """The exponential mechanism's two output laws in mpmath (60 digits; no fdp code)."""
+    import mpmath as mp
+
+    a = [mp.mpf(eps) * mp.mpf(x) / (2 * mp.mpf(s)) for x in u]
+    b = [mp.mpf(eps) * mp.mpf(x) / (2 * mp.mpf(s)) for x in v]
+    za, zb = mp.fsum(mp.exp(x) for x in a), mp.fsum(mp.exp(x) for x in b)
+    return [mp.exp(x) / za for x in a], [mp.exp(x) / zb for x in b]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_exponential_mechanism_is_never_optimistic(seed: int) -> None:
+    # A hunt: log q − log p of two log-softmaxes cancelled where utilities are close (ε = 1e-7:
+    # ε(0) 1.25e-8 relative low, δ(7.5000001e-9) = 0 for 2.97e-17), and an outcome whose masses
+    # both underflow was dropped (ε(0) = 0 for 0.5, up to 14 in a random sweep). Against the
+    # laws in mpmath: ε(0) ≥ the largest loss, δ(x) ≥ Σ (q − e^x p)₊, ε(δ) ≥ its root, and
+    # f(α) ≤ the Neyman–Pearson β, with no slack.
+    import mpmath as mp
+
+    rng = np.random.default_rng(seed)
+    cases = [([0.0, 1.0], [0.0, 0.7], 1e-7, 1.0), ([0.0, -1500.0], [0.0, -1499.0], 1.0, 1.0),
+             ([0.0, 1e300], [1.0, 1e300], 1.0, 1.0), ([0.0, -1e6], [-1.0, -1e6 + 1], 2000.0, 1.0),
+             ([0.0, -2000.0], [-1.0, -1999.0], 100.0, 1.0)] if seed == 0 else []
+    for _ in range(12):
+        k = int(rng.integers(1, 7))
+        sc = 10 ** rng.uniform(-3, 3.5)
+        s = 10 ** rng.uniform(-2, 1)
+        u = (rng.normal(size=k) * sc).tolist()
+        v = (np.asarray(u) + rng.uniform(-1, 1, size=k) * s).tolist()
+        cases.append((u, v, float(10 ** rng.uniform(-7, 2.5)), float(s)))
+    with mp.workdps(60):
+        for u, v, eps, s in cases:
+            f = M.exponential(u, v, eps, s)
+            P, Q = _exp_pair(u, v, eps, s)
+            losses = [mp.log(q / p) for p, q in zip(P, Q, strict=True)]
+
+            def dlt(x: object, P: list = P, Q: list = Q) -> object:
+                return mp.fsum(max(q - mp.exp(x) * p, 0) for p, q in zip(P, Q, strict=True))
+
+            assert mp.mpf(float(f.epsilon(0.0))) >= max(losses), (u, v, eps, s)
+            for x in (0.0, 1e-9, eps / 2, 0.99 * eps, float(max(losses)) * (1 - 1e-9), -0.3):
+                assert mp.mpf(float(f.delta(x))) >= dlt(mp.mpf(x)), (u, v, eps, s, x)
+            for d in (1e-300, 1e-12, 1e-3):
+                if dlt(0) <= d:
+                    continue
+                lo, hi = mp.mpf(0), max(losses)
+                for _ in range(200):
+                    mid = (lo + hi) / 2
+                    lo, hi = (mid, hi) if dlt(mid) > d else (lo, mid)
+                assert mp.mpf(float(f.epsilon(d))) >= lo, (u, v, eps, s, d)
+            order = sorted(range(len(P)), key=lambda i: -losses[i])
+            for al in (1e-12, 0.1, 0.5, 0.9):
+                acc, beta = mp.mpf(0), mp.mpf(0)
+                for j, i in enumerate(order):
+                    if acc + P[i] >= al:
+                        beta = mp.fsum(Q[t] for t in order[j + 1:]) + (1 - (al - acc) / P[i]) * Q[i]
+                        break
+                    acc += P[i]
+                assert mp.mpf(float(f(al))) <= beta, (u, v, eps, s, al)
