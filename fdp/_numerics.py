@@ -53,8 +53,9 @@ def add_down(a: float, b: float) -> float:
     return -add_up(-a, -b)
 
 
-def add_up_array(a: float, b: np.ndarray) -> np.ndarray:
-    """a + b elementwise, rounded toward +∞ (:func:`add_up` on arrays).
+def add_up_array(a: float | np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a + b elementwise (a scalar or an array of b's shape), rounded toward +∞
+    (:func:`add_up` on arrays).
 
     Examples
     --------
