@@ -164,7 +164,8 @@ def log_delta(mu: Any, eps: Any) -> float | np.ndarray:
     m = as_array("mu", mu, low=0.0, allow_inf=True)
     e = as_array("eps", eps, allow_inf=True)
     with np.errstate(over="ignore"):  # a round-off bound may overflow to inf (then capped)
-        out = _log_delta_v(m, e)
+        # (at most 0: log δ read +inf for μ ≥ 1e155, where the bound overflowed)
+        out = np.minimum(_log_delta_v(m, e), 0.0)
     return float(out) if out.ndim == 0 else out
 
 
@@ -190,7 +191,12 @@ def delta(mu: Any, eps: Any) -> float | np.ndarray:
         # subnormal: one more of it rounds up (δ(0.4772, 18.41) read 5e-324 for 6.17e-324);
         # where it underflowed to 0, δ is below half of it and the least subnormal bounds it
         raw = np.where(raw == 0.0, TINY, np.where(raw < _MIN_NORMAL, raw + TINY, raw))
-        out = np.where(ld > -np.inf, raw, 0.0)
+        # δ = 0 exactly only for μ = 0 (at ε ≥ 0) or ε = +∞; elsewhere log δ may overflow to
+        # −∞ (μ = 1e-200, ε = 1e-12: log δ ≈ −5e375) while δ > 0: the least subnormal
+        m = np.asarray(mu, dtype=float)
+        e = np.asarray(eps, dtype=float)
+        positive = (m > 0.0) & (e < np.inf)
+        out = np.where(ld > -np.inf, raw, np.where(positive, TINY, 0.0))
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -337,14 +343,27 @@ def _mu_scalar(e: float, d: float) -> float:
     # round down: μ-GDP with the reported μ must imply (ε, δ)-DP (conservative); log δ is
     # compared with log(delta) rounded down (its rounding is half an ulp of |log delta|)
     floor = target - 2.0 * _U * abs(target)
+    checked = False
     for _ in range(64):
         if _log_delta_scalar(m, e) <= floor:
+            checked = True
             break
         m *= 1.0 - 2e-16
         m = math.nextafter(m, 0.0)
-    if d < _MIN_NORMAL and m > 0.0:  # (a subnormal δ: the side checked in mpmath, as ε's)
+    if m > 0.0 and (not checked or d < _MIN_NORMAL or _unresolved(m, e)):
+        # (a subnormal δ, a root the float bound could not confirm, or a round-off bound past
+        # _log_delta_scalar's cap, where float64 cannot resolve δ: ε ≳ 1e20. The side checked
+        # in mpmath, as ε's: gdp.mu(1e56, 1e-5) read 80 ulps above the exact μ, where
+        # δ_μ(ε) = 1, after 64 failed steps down)
         m = _mp_side(lambda x: _mp_delta(x, e) <= d, m, -1.0)
     return m
+
+
+def _unresolved(m: float, e: float) -> bool:
+    """Whether log δ_μ(ε)'s round-off bound exceeds the cap of :func:`_log_delta_scalar`
+    (its value is then the float computation's, not a bound)."""
+    val, margin = _log_delta_parts(m, e)
+    return math.isfinite(val) and not margin + 2.0 * _U * abs(val) <= 1e-6 * max(abs(val), 1.0)
 
 
 _mu_v = np.vectorize(_mu_scalar, otypes=[float])

@@ -126,11 +126,13 @@ def test_log_delta_when_the_ratio_rounds_to_one(mu: float, eps: float) -> None:
 
 
 def test_huge_arguments_do_not_raise() -> None:
-    assert gdp.delta(1.0, 1e308) == 0.0 and gdp.log_delta(1.0, 1e308) == -math.inf
+    assert gdp.delta(1.0, 1e308) == 5e-324 and gdp.log_delta(1.0, 1e308) == -math.inf
     assert gdp.epsilon(1e308, 1e-5) == math.inf  # the exact ε exceeds the float range
     e = gdp.epsilon(1e150, 1e-5)
     assert e == pytest.approx(5e299, rel=1e-12) and gdp.log_delta(1e150, e) <= math.log(1e-5)
-    assert gdp.delta(1e-300, 1e-5) == 0.0
+    # (δ > 0 for every μ > 0: below the float range it reads the least subnormal; it read 0,
+    # a claim of pure DP at ε = 1e-5, until a hunt)
+    assert gdp.delta(1e-300, 1e-5) == 5e-324
 
 
 def test_delta_and_beta_round_toward_less_privacy() -> None:
@@ -243,3 +245,21 @@ def test_subnormal_delta_answers_stay_on_the_guarantee_side(mu_: float, delta: f
     assert exact(mu_, e * (1 - 1e-5)) > delta  # (tight: just below it fails)
     m = float(gdp.mu(e, delta))
     assert exact(m, e) <= delta and m >= mu_ * (1 - 1e-5)
+
+
+def test_far_outside_the_float_range_of_the_terms() -> None:
+    # A hunt: gdp.mu(1e56, 1e-5) read 80 ulps above the exact μ (δ_μ(ε) = 1 there: float64
+    # cannot resolve μ/2 − ε/μ at that scale, and 64 failed steps down were returned anyway);
+    # gdp.delta(1e156, 1e-5) read inf; gdp.delta(1e-200, 1e-12) read 0 for a positive δ.
+    import mpmath as mp
+
+    for e in (1e20, 1e56, 1e300):
+        m = float(gdp.mu(e, 1e-5))
+        with mp.workdps(2000):
+            mm, ee = mp.mpf(m), mp.mpf(e)
+            a, b = mm / 2 - ee / mm, -mm / 2 - ee / mm
+            d = (mp.ncdf(a) - mp.ncdf(b)) - mp.expm1(ee) * mp.ncdf(b)
+        assert 0.0 < m and d <= mp.mpf(1e-5), (e, m, d)
+    assert gdp.delta(1e156, 1e-5) == 1.0 and gdp.log_delta(1e156, 1e-5) == 0.0
+    assert gdp.delta(1e-200, 1e-12) > 0.0 and gdp.delta(0.0, 1.0) == 0.0
+    assert gdp.delta(1.0, math.inf) == 0.0
