@@ -260,7 +260,7 @@ def grr(eps: float, d: int) -> FrequencyOracle:
     (GRR(eps=1, d=5), 0.40461, True)
     """
     e = check_scalar("eps", eps, low=0.0)
-    d = check_int("d", d, low=2)
+    d = check_int("d", d, low=2, high=2**53)  # (10**400 raised OverflowError)
     # p = e^ε/(e^ε + d − 1), q = 1/(e^ε + d − 1), without overflow
     p = 1.0 / (1.0 + (d - 1) * math.exp(-e))
     q = math.exp(-e) * p
@@ -379,9 +379,10 @@ def exponential(
     """
     u = np.atleast_1d(as_array("utilities_D", utilities_D))
     v = np.atleast_1d(as_array("utilities_D_prime", utilities_D_prime))
-    if u.shape != v.shape or u.ndim != 1:
+    if u.shape != v.shape or u.ndim != 1 or u.size == 0:
         raise ValueError(
-            f"utility vectors must be 1-D of the same length, got {u.shape}, {v.shape}"
+            "utility vectors must be 1-D of the same non-zero length, got shapes "
+            f"{u.shape}, {v.shape}"
         )
     e = check_scalar("eps", eps, low=0.0)
     s = check_scalar("sensitivity", sensitivity, low=0.0, low_open=True)
@@ -486,5 +487,7 @@ def subsampled_eps(eps: float, p: float) -> MechanismCurve:
     curve = EpsDelta(e).subsample(r)
     if not isinstance(curve, PiecewiseLinear):  # pragma: no cover - subsample of a PL is PL
         raise TypeError(f"C_p(f_(ε,0)) should be piecewise linear, got {curve!r}")
-    amplified = math.log1p(r * math.expm1(e))
+    # ln(1 + p(e^ε − 1)) = ε + ln(p + (1 − p) e^{−ε}) where e^ε overflows (ε = 800 raised)
+    amplified = math.log1p(r * math.expm1(e)) if e < 700.0 or r == 0.0 else (
+        e + math.log(r) + math.log1p((1.0 - r) * math.exp(-e) / r))
     return MechanismCurve._of(curve, "subsampled ε-DP", amplified, {"eps": e, "p": r})

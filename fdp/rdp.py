@@ -53,6 +53,17 @@ def _orders(orders: Any) -> np.ndarray:
     return np.atleast_1d(as_array("orders", orders, low=1.0, low_open=True))
 
 
+def _rho_orders(rho: Any, orders: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(orders, ρ) checked: orders > 1, ρ ∈ [0, ∞], the same non-zero length."""
+    lam = _orders(orders)
+    r = np.atleast_1d(as_array("rho", rho, low=0.0, allow_inf=True))
+    if r.shape != lam.shape:
+        raise ValueError(f"rho and orders must have the same length, got {r.size} and {lam.size}")
+    if r.size == 0:
+        raise ValueError("rho and orders must hold at least one order, got none")
+    return lam, r
+
+
 def gaussian(mu: float, orders: Any = DEFAULT_ORDERS) -> np.ndarray:
     """ρ(λ) = λμ²/2 for μ-GDP (the Gaussian mechanism with sensitivity/σ = μ). Exact, rounded
     up (the three roundings of the product, 8u)."""
@@ -285,10 +296,7 @@ def to_epsilon(
     BBGHS Thm 21: ε = ρ(λ) + log((λ−1)/λ) − (log δ + log λ)/(λ − 1); Mironov 2017:
     ε = ρ(λ) + log(1/δ)/(λ − 1).
     """
-    lam = _orders(orders)
-    r = np.atleast_1d(as_array("rho", rho, low=0.0, allow_inf=True))
-    if r.shape != lam.shape:
-        raise ValueError(f"rho and orders must have the same length, got {r.size} and {lam.size}")
+    lam, r = _rho_orders(rho, orders)
     d = check_scalar("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
     if method == "bbghs":
         terms = (r, np.log((lam - 1) / lam), -(math.log(d) + np.log(lam)) / (lam - 1))
@@ -313,12 +321,12 @@ def to_tradeoff(rho: Any, orders: Any = DEFAULT_ORDERS, n_alpha: int = 1500) -> 
     f(α) ≥ B(α_{i+1}) on [α_i, α_{i+1}], and the lower convex hull of those corners is a valid
     convex lower bound.
     """
-    lam = _orders(orders)
-    r = np.atleast_1d(as_array("rho", rho, low=0.0, allow_inf=True))
-    if r.shape != lam.shape:
-        raise ValueError(f"rho and orders must have the same length, got {r.size} and {lam.size}")
+    lam, r = _rho_orders(rho, orders)
     n_alpha = check_int("n_alpha", n_alpha, low=10, high=10**6)
     fin = np.isfinite(r)
+    if not fin.any():  # (ρ = ∞ at every order bounds nothing: the curve of no privacy)
+        return PiecewiseLinear(np.array([0.0, 1.0]), np.array([0.0, 0.0]),
+                               name="RDP lower bound")
     lam, r = lam[fin], r[fin]
     a = np.unique(np.concatenate([np.logspace(-12, -1, n_alpha // 3), np.linspace(0, 1, n_alpha)]))
     A = a[:, None]

@@ -371,9 +371,28 @@ def test_bad_python_table_is_large() -> None:
 # --------------------------------------------------------------------------- extremes that work
 def test_extreme_but_valid_python_inputs() -> None:
     assert gdp.epsilon(1e308, 1e-5) == math.inf  # was a brentq failure
-    assert gdp.delta(1.0, 1e308) == 0.0  # was "math domain error"
+    assert gdp.delta(1.0, 1e308) == 5e-324  # was "math domain error" (δ > 0: the least subnormal)
     o = M.grr(1.0, 10**9)  # used to allocate 10^9 outcomes
     assert float(o.epsilon(0.0)) == pytest.approx(1.0, abs=1e-9)
     assert M.oue(800.0).q == 0.0 and M.blh(800.0).p == 1.0  # no exp overflow
     r = rdp.subsampled_gaussian(1e8, 0.5)  # tiny negative ρ from rounding broke to_epsilon
     assert np.all(r >= 0) and rdp.to_epsilon(100 * r, rdp.DEFAULT_ORDERS, 1e-5) >= 0
+
+
+def test_empty_and_huge_inputs_name_their_parameter() -> None:
+    # A hunt: these raised "zero-size array to reduction operation", OverflowError or
+    # "math range error", naming no parameter; ρ = ∞ (no privacy) is a valid RDP input.
+    import math
+
+    from fdp import mechanisms as M
+    from fdp import rdp
+
+    with pytest.raises(ValueError, match="utility vectors"):
+        M.exponential([], [], 1.0)
+    with pytest.raises(ValueError, match="rho and orders"):
+        rdp.to_epsilon([], [], 1e-5)
+    with pytest.raises(ValueError, match="d must be an integer in"):
+        M.grr(1.0, 10**400)
+    assert M.subsampled_eps(800.0, 0.5).eps == pytest.approx(800.0 + math.log(0.5), rel=1e-15)
+    none = rdp.to_tradeoff([math.inf], [2.0])
+    assert float(none(0.3)) == 0.0 and float(none(0.0)) == 0.0
