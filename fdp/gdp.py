@@ -224,20 +224,24 @@ def _epsilon_scalar(m: float, d: float, down: bool = False) -> float:
         if g(hi) > 0:  # the exact ε exceeds the largest float: inf is the conservative answer
             return _FLOAT_MAX if down else math.inf  # (and the largest float a lower bound)
     e = float(optimize.brentq(g, 0.0, hi, xtol=1e-300, rtol=1e-15, maxiter=5000))
+    checked = False
     for _ in range(64):
         if down:  # round down: δ(e) ≥ delta there, so e is below the exact ε
             if g(e) >= 0:
+                checked = True
                 break
             e = math.nextafter(e, 0.0) * (1.0 - 2e-16)
         else:  # round up: the reported ε must satisfy δ(ε) ≤ delta (conservative)
             if g(e) <= 0:
+                checked = True
                 break
             e = math.nextafter(e, math.inf) if e > 0 else TINY
             e *= 1.0 + 2e-16
-    if d < _MIN_NORMAL and 0.0 < e < math.inf:
+    if (d < _MIN_NORMAL or not checked) and 0.0 < e < math.inf:
         # a subnormal δ: float64 holds it (and the terms near it) only to an absolute half of
         # the least subnormal, so the side is checked in mpmath and e moved until it holds
-        # (gdp.epsilon(1e-300, 1e-320) read 9.0000e-300 for the exact 9.0220e-300)
+        # (gdp.epsilon(1e-300, 1e-320) read 9.0000e-300 for the exact 9.0220e-300); so is a
+        # root the float bound did not confirm in 64 steps (it was returned unconfirmed)
         e = _mp_side(lambda x: (_mp_delta(m, x) >= d) if down else (_mp_delta(m, x) <= d),
                      e, -1.0 if down else 1.0)
     return e

@@ -102,7 +102,8 @@ def laplace(mu: float, orders: Any = DEFAULT_ORDERS) -> np.ndarray:
     """
     m = check_scalar("mu", mu, low=0.0)
     lam = _orders(orders)
-    x, y = (lam - 1) * m, lam * m
+    with np.errstate(over="ignore"):
+        x, y = (lam - 1) * m, lam * m
     near = x <= 1.0
     with np.errstate(over="ignore", invalid="ignore"):
         s = (lam * _exp_rest(np.where(near, x, 0.0)) + (lam - 1) * _exp_rest(
@@ -125,16 +126,17 @@ def randomized_response(eps: float, orders: Any = DEFAULT_ORDERS) -> np.ndarray:
     """
     e = check_scalar("eps", eps, low=0.0)
     lam = _orders(orders)
-    x = (lam - 1) * e
-    near = x <= 700.0
-    xn = np.where(near, x, 0.0)
-    s = 2.0 * np.sinh(xn / 2.0) ** 2 + math.tanh(e / 2.0) * np.sinh(xn)
-    small = np.log1p(s) / (lam - 1) * (1.0 + 32.0 * _EPS)
-    lp = -math.log1p(math.exp(-e))  # log p
-    lq = -e + lp  # log(1 − p)
-    t1, t2 = lp + x, lq - x
-    big = _rounded_up(np.logaddexp(t1, t2), np.maximum(np.abs(t1), np.abs(t2)) + x, lam)
-    return np.where(near, small, big)
+    with np.errstate(over="ignore", invalid="ignore"):  # (ε ~ 1e308: ρ = ∞)
+        x = (lam - 1) * e
+        near = x <= 700.0
+        xn = np.where(near, x, 0.0)
+        s = 2.0 * np.sinh(xn / 2.0) ** 2 + math.tanh(e / 2.0) * np.sinh(xn)
+        small = np.log1p(s) / (lam - 1) * (1.0 + 32.0 * _EPS)
+        lp = -math.log1p(math.exp(-e))  # log p
+        lq = -e + lp  # log(1 − p)
+        t1, t2 = lp + x, lq - x
+        big = _rounded_up(np.logaddexp(t1, t2), np.maximum(np.abs(t1), np.abs(t2)) + x, lam)
+        return np.where(near, small, np.where(np.isnan(big), np.inf, big))
 
 
 def _rounded_up(lse: np.ndarray, mag: np.ndarray, lam: np.ndarray) -> np.ndarray:
