@@ -44,6 +44,8 @@ from typing import Any
 import numpy as np
 
 from ._checks import as_array
+from ._numerics import TINY, add_up_array
+from ._numerics import UNIT_ROUNDOFF as _U
 from .tradeoff import TradeOff
 
 __all__ = ["advantage", "tpr", "posterior_success", "calibrate_dpsgd_risk"]
@@ -108,7 +110,8 @@ def tpr(f: TradeOff, fpr: Any) -> Any:
     f = _check(f)
     a = as_array("fpr", fpr, low=0.0, high=1.0)
     curve = f.lower if f.kind == "bracket" else f
-    out = 1.0 - np.asarray(curve(a), dtype=float)
+    # (1 − β rounded up: to nearest it read an ulp below the exact TPR where β < 1/2)
+    out = add_up_array(1.0, -np.asarray(curve(a), dtype=float))
     out = np.clip(out, a, 1.0)  # never below the trivial TPR = FPR
     return float(out) if out.ndim == 0 else out
 
@@ -146,9 +149,12 @@ def posterior_success(f: TradeOff, prior: Any) -> Any:
     """
     f = _check(f)
     pi = as_array("prior", prior, low=0.0, high=1.0, low_open=True, high_open=True)
-    eps = np.log1p(-pi) - np.log(pi)
+    # rounded up: δ at ε taken below its rounding (δ is non-increasing), then 1 − π(1 − δ)
+    # with π(1 − δ) rounded down (each of its two roundings within u)
+    l1, l2 = np.log1p(-pi), np.log(pi)
+    eps = (l1 - l2) - 4.0 * _U * (np.abs(l1) + np.abs(l2)) - TINY
     d = np.asarray(f.delta(eps), dtype=float)
-    out = 1.0 - pi * (1.0 - d)
+    out = add_up_array(1.0, -(pi * (1.0 - d)) * (1.0 - 4.0 * _U))
     out = np.clip(np.maximum(out, np.maximum(pi, 1.0 - pi)), 0.0, 1.0)
     return float(out) if out.ndim == 0 else out
 

@@ -60,3 +60,24 @@ def test_calibration_to_risk_targets() -> None:
         calibrate_dpsgd_risk(0.02, 200, advantage=0.1, tpr=0.5, fpr=0.1)
     with pytest.raises(ValueError, match=r"tpr must lie in \(fpr, 1\)"):
         calibrate_dpsgd_risk(0.02, 200, tpr=0.005, fpr=0.01)  # below the trivial TPR = FPR
+
+
+def test_tpr_and_posterior_success_round_toward_less_privacy() -> None:
+    # A hunt: 1 − β was rounded to nearest (an ulp below the exact TPR where β < 1/2). Against
+    # mpmath: TPR = 1 − G_μ(α) and the posterior success 1 − π(1 − δ_μ(ln((1 − π)/π))), never
+    # below, for random μ, α and π.
+    import mpmath as mp
+
+    rng = np.random.default_rng(11)
+    with mp.workdps(50):
+        for _ in range(60):
+            mu = float(10 ** rng.uniform(-2, 1))
+            f = fdp.Gaussian(mu)
+            a = float(10 ** rng.uniform(-12, -0.01))
+            exact = 1 - mp.ncdf(-mp.sqrt(2) * mp.erfinv(2 * mp.mpf(a) - 1) - mu)
+            assert mp.mpf(float(tpr(f, a))) >= exact, (mu, a)
+            pi = float(rng.uniform(0.01, 0.99))
+            e = mp.log((1 - mp.mpf(pi)) / mp.mpf(pi))
+            m = mp.mpf(mu)
+            d = mp.ncdf(-e / m + m / 2) - mp.exp(e) * mp.ncdf(-e / m - m / 2)
+            assert mp.mpf(float(posterior_success(f, pi))) >= 1 - mp.mpf(pi) * (1 - d), (mu, pi)
