@@ -43,7 +43,7 @@ from scipy import special
 
 from . import gdp, risk
 from ._checks import check_int, check_scalar
-from ._numerics import UNIT_ROUNDOFF
+from ._numerics import TINY, UNIT_ROUNDOFF
 from .families import Laplace
 from .tradeoff import TradeOff
 
@@ -181,6 +181,8 @@ def _search(
     ok = _memoized(ok)
     if known_ok is not None:
         start = min(start, known_ok) if increasing_ok else max(start, known_ok)
+    if not math.isfinite(start):  # (a guess that overflowed looped forever at lo = hi = ∞:
+        start = 1e12  # past 1e12 the target is reported unreachable below)
     lo = hi = start
     if increasing_ok:
         while not ok(hi):
@@ -249,7 +251,16 @@ def calibrate_gaussian(
     s = check_scalar("sensitivity", sensitivity, low=0.0, low_open=True)
     e = check_scalar("eps", eps, low=0.0)
     d = check_scalar("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
-    return float(s * math.sqrt(steps) / gdp.mu(e, d))
+    m = float(gdp.mu(e, d))
+    if m == 0.0:  # (no μ in the float range is proven to meet the target)
+        return math.inf
+    return _positive(s * math.sqrt(steps) / m * (1.0 + 4.0 * UNIT_ROUNDOFF))
+
+
+def _positive(x: float) -> float:
+    """A least noise that underflowed to 0 read as the least positive float, which is above it
+    (0 noise is no mechanism: calibrate_gaussian(1e300, 0.5, sensitivity=1e-300) read 0.0)."""
+    return float(x) if x > 0.0 else TINY
 
 
 def calibrate_laplace(
@@ -275,13 +286,13 @@ def calibrate_laplace(
     if steps == 1:
         # (rounded up by 4 ulps: to nearest, b was one ulp small in about half the cases, its ε
         # 1e-17 relative over the target)
-        return float(s / (e - 2.0 * math.log1p(-d)) * (1.0 + 4.0 * UNIT_ROUNDOFF))
+        return _positive(s / (e - 2.0 * math.log1p(-d)) * (1.0 + 4.0 * UNIT_ROUNDOFF))
     # basic composition: n Laplace mechanisms with scale b are (nΔ/b, 0)-DP, and at δ = 0 this is
     # exact (the largest privacy losses add), so b = nΔ/ε is the answer at δ = 0 and a certified
     # answer at every δ
-    basic = steps * s / e * (1.0 + 4.0 * UNIT_ROUNDOFF)  # (rounded up, as above)
+    basic = _positive(steps * s / e * (1.0 + 4.0 * UNIT_ROUNDOFF))  # (rounded up, as above)
     if d == 0.0:
-        return float(basic)
+        return basic
 
     def ok(b: float) -> bool:
         return bool((Laplace(s / b) ** steps).epsilon(d) <= e)

@@ -316,7 +316,7 @@ def epsilon(mu: Any, delta: Any) -> float | np.ndarray:
     """
     m = as_array("mu", mu, low=0.0)
     d = as_array("delta", delta, low=0.0, high=1.0)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):  # (as in mu())
         out = _epsilon_v(m, d)
     return float(out) if out.ndim == 0 else out
 
@@ -387,7 +387,9 @@ def mu(eps: Any, delta: Any) -> float | np.ndarray:
     """
     e = as_array("eps", eps, low=0.0, allow_inf=True)
     d = as_array("delta", delta, low=0.0, high=1.0)
-    with np.errstate(over="ignore"):
+    # (the scalar code handles non-finite intermediates itself: inf − inf in a far bracket
+    # set the FPU's invalid flag, which np.vectorize reported as a RuntimeWarning)
+    with np.errstate(over="ignore", invalid="ignore"):
         out = _mu_v(e, d)
     return float(out) if out.ndim == 0 else out
 

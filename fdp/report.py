@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from ._checks import check_int, check_scalar
+from ._numerics import UNIT_ROUNDOFF as _U
 from ._numerics import round_decimal
 from .numeric import Bracketed
 from .tradeoff import TradeOff
@@ -178,7 +179,8 @@ def _implied_eps(mu: float, tau: float, delta: float) -> float:
         return math.inf
     if mu == 0.0:
         return 0.0
-    return float(gdp.epsilon(mu, min((delta - tau) / (1.0 - tau), 1.0)))
+    # (the δ left for G_μ rounded down, so that ε errs up: three roundings, within 4u)
+    return float(gdp.epsilon(mu, min((delta - tau) / (1.0 - tau) * (1.0 - 4.0 * _U), 1.0)))
 
 
 def _gap(f: TradeOff, mu: float, tau: float) -> float:

@@ -600,3 +600,17 @@ def test_calibrate_steps_answers_zero_and_one(s: float, p: float, eps: float, de
     if want:
         assert fdp.dpsgd(s, p, want).epsilon_bracket(delta)[1] <= eps
     assert fdp.dpsgd(s, p, want + 1).epsilon_bracket(delta)[0] > eps  # (T + 1 fails in truth)
+
+
+def test_noise_at_the_edges_of_the_float_range() -> None:
+    # A hunt: the least noise underflowed to 0.0 (no mechanism at all: ε = ∞), and a Laplace
+    # search whose first guess overflowed looped forever at lo = hi = ∞.
+    from fdp.calibration import calibrate_gaussian, calibrate_laplace
+
+    assert calibrate_gaussian(1e300, 0.5, sensitivity=1e-300) > 0.0
+    assert calibrate_laplace(1e300, 0.0, sensitivity=1e-300) > 0.0
+    assert calibrate_laplace(1e300, 0.0, steps=3, sensitivity=1e-300) > 0.0
+    b = calibrate_laplace(1e-320, 1e-5, steps=2)  # (it hung; ε ≈ 0 needs TV ≤ δ: b ≈ 5e4)
+    assert 4e4 < b < 1e5
+    with pytest.raises(ValueError, match="unreachable"):  # (a guess of ∞: it hung too)
+        calibrate_laplace(1e-320, 1e-300, steps=2)
