@@ -271,12 +271,11 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear
     Exact but for two roundings, both toward less privacy. Each summed loss is rounded up.
     Outcomes whose losses agree to 1e-10 are merged (the sizes stay polynomial for repeats of
     a curve whose losses are sums of a few values) into at most two, at the smallest and the
-    largest of their losses ℓ_min, ℓ_max (where ℓ_max − ℓ_min is within 1e-12 (1 + |ℓ_max|),
-    the rounding of a sum taken in another order, into one at ℓ_max, its chord at most that
-    share of β above the curve, charged as the masses' relative error): outcome j gives the
-    top the share
+    largest of their losses ℓ_min, ℓ_max: outcome j gives the top the share
     t_j = (e^{ℓ_j} − e^{ℓ_min}) / (e^{ℓ_max} − e^{ℓ_min}) of its P-mass and t_j e^{ℓ_max − ℓ_j} of
-    its Q-mass, and the bottom the rest. The outcomes are a garbling of the two (each a mixture
+    its Q-mass, and the bottom the rest. (Where ℓ_max − ℓ_min is within 1e-12 (1 + |ℓ_max|),
+    the rounding of a sum taken in another order, the group becomes one outcome at ℓ_max; its
+    chord lies at most that share of β above the curve, charged as the masses' error.) The outcomes are a garbling of the two (each a mixture
     of their likelihood ratios with its own), so the curve is ≤ the exact one (data
     processing; δ(ε) = E_P[(e^L − e^ε)₊] is convex in e^L). A plain merge, which sums both
     masses, is itself post-processing: its chord lay 7.9e-12 above the exact
