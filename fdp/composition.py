@@ -275,11 +275,11 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear
     t_j = (e^{ℓ_j} − e^{ℓ_min}) / (e^{ℓ_max} − e^{ℓ_min}) of its P-mass and t_j e^{ℓ_max − ℓ_j} of
     its Q-mass, and the bottom the rest. (Where ℓ_max − ℓ_min is within 1e-12 (1 + |ℓ_max|),
     the rounding of a sum taken in another order, the group becomes one outcome at ℓ_max; its
-    chord lies at most that share of β above the curve, charged as the masses' error.) The outcomes are a garbling of the two (each a mixture
-    of their likelihood ratios with its own), so the curve is ≤ the exact one (data
-    processing; δ(ε) = E_P[(e^L − e^ε)₊] is convex in e^L). A plain merge, which sums both
-    masses, is itself post-processing: its chord lay 7.9e-12 above the exact
-    RR(1) ⊗ RR(1 + 4e-11) at α = 0.269."""
+    chord lies at most that share of β above the curve, charged as the masses' error.) The
+    outcomes are a garbling of the two (each a mixture of their likelihood ratios with its
+    own), so the curve is ≤ the exact one (data processing; δ(ε) = E_P[(e^L − e^ε)₊] is
+    convex in e^L). A plain merge, which sums both masses, is itself post-processing: its
+    chord lay 7.9e-12 above the exact RR(1) ⊗ RR(1 + 4e-11) at α = 0.269."""
     if len(curves) == 1 and curves[0][0]._masses[0].size == 2 and curves[0][1] > 1:
         return _binomial_power(*curves[0])
     p = np.ones(1)
