@@ -742,7 +742,10 @@ class Accountant:
         self._claim(conv.neighbours, f"a DP-SGD step with sampling={conv.sampling!r}")
         if n == 0:
             return self
-        self._last_raw = raw
+        # (kept only when every argument is immutable: a 0-d array or tensor changed in place
+        # compared equal to itself, and σ = 0.3 was accounted as the σ = 1.0 it had been)
+        self._last_raw = raw if all(type(v) in (float, int, str, type(None))
+                                    for v in raw) else None
         self._append({
             "kind": "dpsgd", "noise_multiplier": s, "sample_rate": p, "sampling": conv.sampling,
             "neighbours": conv.neighbours, "sensitivity": float(conv.sensitivity), "count": n,

@@ -593,3 +593,16 @@ def test_shuffle_epochs_of_the_longer_length_are_charged() -> None:
     for s in (100.0, 1.0, 100.0):
         a.step(s, 0.4, steps=2, sampling="shuffle")
     assert a.mu() == pytest.approx(math.sqrt(8.0), rel=1e-12)  # epochs of 3: two σ = 1
+
+
+def test_a_mutated_argument_is_read_again() -> None:
+    # A hunt: step() extended the last entry when its arguments compared equal to the last
+    # call's; a 0-d array changed in place is the same object, so σ = 0.3 was accounted as 1.0
+    # (ε(1e-5) 2.58 for 69.95). The schedule as run is two entries.
+    s = np.array(1.0)
+    acc = Accountant().step(s, 0.01, steps=1000)
+    s[()] = 0.3
+    acc.step(s, 0.01, steps=1000)
+    assert [h["noise_multiplier"] for h in acc.history] == [1.0, 0.3]
+    ref = Accountant().step(1.0, 0.01, steps=1000).step(0.3, 0.01, steps=1000)
+    assert acc.epsilon(1e-5) == ref.epsilon(1e-5)
