@@ -285,8 +285,10 @@ def plan_sampling(
             )
     else:
         exact = e * n / big
-        t = math.ceil(exact - 1e-9)
-        if abs(exact - round(exact)) > 1e-9:
+        # ⌈epochs · n/B⌉ with a relative 8u for the rounding of e · n / B (as _epochs_per): an
+        # absolute 1e-9 planned 3 steps for n = 3·10⁹ + 1, B = 10⁹, one epoch (4 documented)
+        t = math.ceil(exact * (1.0 - 8.0 * UNIT_ROUNDOFF))
+        if abs(exact - round(exact)) > 8.0 * UNIT_ROUNDOFF * exact:
             notes.append(f"epochs · n / B = {exact:.6g} is not an integer: {t} steps planned")
         if a > 1 and sampling == "poisson":
             notes.append(

@@ -606,3 +606,12 @@ def test_a_mutated_argument_is_read_again() -> None:
     assert [h["noise_multiplier"] for h in acc.history] == [1.0, 0.3]
     ref = Accountant().step(1.0, 0.01, steps=1000).step(0.3, 0.01, steps=1000)
     assert acc.epsilon(1e-5) == ref.epsilon(1e-5)
+
+
+def test_planned_steps_are_the_documented_ceiling_for_huge_datasets() -> None:
+    # A hunt: ⌈epochs · n/B − 1e-9⌉ planned 3 steps for n = 3·10⁹ + 1, B = 10⁹ (exactly 4 by
+    # the documented ⌈epochs · n/B⌉, integer arithmetic) and 1 for n = 10¹⁰ + 1, B = 10¹⁰.
+    for n, b, e in ((3 * 10**9 + 1, 10**9, 1), (10**10 + 1, 10**10, 1), (60000, 256, 60),
+                    (60000, 256, 0.1 * 3), (10**6, 1000, 7)):
+        want = -(-round(e * 10) * n // (b * 10))  # ⌈e n / B⌉ for e with one decimal
+        assert plan_sampling(n, b, e, warn=False).steps == want, (n, b, e)
