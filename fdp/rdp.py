@@ -30,6 +30,7 @@ from scipy import integrate
 from scipy.special import gammaln, logsumexp
 
 from ._checks import as_array, check_int, check_scalar
+from ._numerics import UNIT_ROUNDOFF as _U
 from ._numerics import lower_hull
 from .tradeoff import PiecewiseLinear, TradeOff
 
@@ -69,11 +70,7 @@ def gaussian(mu: float, orders: Any = DEFAULT_ORDERS) -> np.ndarray:
     up (the three roundings of the product, 8u)."""
     m = check_scalar("mu", mu, low=0.0)
     with np.errstate(over="ignore"):
-        return _orders(orders) * m * m / 2.0 * (1.0 + 8.0 * _EPS)
-
-
-#: the unit roundoff
-_EPS = np.finfo(float).eps / 2.0
+        return _orders(orders) * m * m / 2.0 * (1.0 + 8.0 * _U)
 
 
 def _exp_rest(x: np.ndarray) -> np.ndarray:
@@ -108,7 +105,7 @@ def laplace(mu: float, orders: Any = DEFAULT_ORDERS) -> np.ndarray:
     with np.errstate(over="ignore", invalid="ignore"):
         s = (lam * _exp_rest(np.where(near, x, 0.0)) + (lam - 1) * _exp_rest(
             -np.where(near, y, 0.0))) / (2 * lam - 1)
-        small = np.log1p(s) / (lam - 1) * (1.0 + 32.0 * _EPS)
+        small = np.log1p(s) / (lam - 1) * (1.0 + 32.0 * _U)
         a = np.log(lam / (2 * lam - 1)) + x
         b = np.log((lam - 1) / (2 * lam - 1)) - y
         big = _rounded_up(np.logaddexp(a, b), np.maximum(np.abs(a), np.abs(b)) + x, lam)
@@ -131,7 +128,7 @@ def randomized_response(eps: float, orders: Any = DEFAULT_ORDERS) -> np.ndarray:
         near = x <= 700.0
         xn = np.where(near, x, 0.0)
         s = 2.0 * np.sinh(xn / 2.0) ** 2 + math.tanh(e / 2.0) * np.sinh(xn)
-        small = np.log1p(s) / (lam - 1) * (1.0 + 32.0 * _EPS)
+        small = np.log1p(s) / (lam - 1) * (1.0 + 32.0 * _U)
         lp = -math.log1p(math.exp(-e))  # log p
         lq = -e + lp  # log(1 − p)
         t1, t2 = lp + x, lq - x
