@@ -68,7 +68,10 @@ def as_array(
 
 
 def check_scalar(name: str, value: Any, **kw: Any) -> float:
-    """Check a scalar parameter (see :func:`as_array` for the range keywords) and return it."""
+    """Check a scalar parameter (see :func:`as_array` for the range keywords) and return it.
+    A bool is not a number here (``True`` read as σ = 1; :func:`check_int` rejects it too)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a number, got {value!r}")
     arr = as_array(name, value, **kw)
     if arr.ndim != 0:
         raise TypeError(f"{name} must be a single number, got an array of shape {arr.shape}")

@@ -1076,9 +1076,8 @@ class Accountant:
         >>> round(Accountant().compose(Gaussian(1.0)).delta(0.0), 6)
         0.382925
         """
-        e = float(eps)
-        if math.isnan(e):
-            raise ValueError("eps must be a number, got nan")
+        # (checked as epsilon()'s δ is: '1' read δ(1) and None raised float()'s own TypeError)
+        e = check_scalar("eps", eps, allow_inf=True)
         fast = self._fast() if e >= 0.0 and math.isfinite(e) else None
         out = None if fast is None else fast.delta(e)
         return float(self.curve.delta(e)) if out is None else out

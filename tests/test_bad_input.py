@@ -396,3 +396,19 @@ def test_empty_and_huge_inputs_name_their_parameter() -> None:
     assert M.subsampled_eps(800.0, 0.5).eps == pytest.approx(800.0 + math.log(0.5), rel=1e-15)
     none = rdp.to_tradeoff([math.inf], [2.0])
     assert float(none(0.3)) == 0.0 and float(none(0.0)) == 0.0
+
+
+def test_booleans_and_strings_are_not_numbers() -> None:
+    # A hunt: check_scalar took True as 1.0 (σ = True calibrated and accounted as σ = 1) while
+    # check_int rejects it; Accountant.delta('1') read δ(1) and delta(None) raised float()'s
+    # own TypeError.
+    with pytest.raises(TypeError, match="noise_multiplier"):
+        fdp.Accountant().step(True, 0.01)
+    with pytest.raises(TypeError, match="eps"):
+        fdp.calibrate_gaussian(True, 1e-5)
+    acc = fdp.Accountant().step(1.0, 0.01, steps=10)
+    for bad in ("1", None):
+        with pytest.raises(TypeError, match="eps"):
+            acc.delta(bad)
+    with pytest.raises(ValueError, match="eps"):
+        acc.delta(float("nan"))
