@@ -133,25 +133,18 @@ def _f6(x: float, side: str | None = None, places: int = 6) -> str:
     return f"{round_decimal(x, places, side, fixed=True):.{places}f}"
 
 
-def _beta8(b: float) -> str:
-    """β to eight significant digits, rounded down (to nearest, β(0.1) of G_1 printed
-    0.61085631 for 0.610856308354639)."""
-    if b == 0.0 or not math.isfinite(b):
-        return f"{b:.8g}"
-    return f"{round_decimal(b, 8, 'down'):.8g}"
-
-
-def _num(x: float, side: str | None = None) -> str:
-    """Six significant digits; ``side="up"``/``"down"`` rounds toward less privacy for a
-    guarantee printed as text (an ε or σ up, a largest μ down: `%.6g` printed ε = 3.09943 for
-    the exact 3.0994303, whose δ is 1.000004e-10 > 1e-10). JSON keeps the full value."""
+def _num(x: float, side: str | None = None, digits: int = 6) -> str:
+    """``digits`` significant digits; ``side="up"``/``"down"`` rounds toward less privacy for a
+    guarantee printed as text (an ε or σ up, a largest μ or a β down: `%.6g` printed
+    ε = 3.09943 for the exact 3.0994303, whose δ is 1.000004e-10 > 1e-10). JSON keeps the full
+    value."""
     if math.isnan(x):
         return "n/a"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     if side is None or x == 0.0:
-        return f"{x:.6g}"
-    return f"{round_decimal(x, 6, side):.6g}"
+        return f"{x:.{digits}g}"
+    return f"{round_decimal(x, digits, side):.{digits}g}"
 
 
 def to_json(out: dict[str, Any]) -> str:
@@ -428,8 +421,9 @@ def cmd_curve(args: argparse.Namespace) -> dict[str, Any]:
     betas = [float(v) for v in np.atleast_1d(f(np.array(alphas)))]
     out: dict[str, Any] = {"curve": repr(f), "kind": f.kind, "alpha": alphas, "beta": betas}
     lines = [f"{f!r} ({f.kind})", "  α            β"]
-    # (β is a guarantee: printed rounded down, toward less privacy)
-    lines += [f"  {a:<12g} {_beta8(b)}" for a, b in zip(alphas, betas, strict=True)]
+    # (β is a guarantee: printed rounded down, toward less privacy; to nearest, β(0.1) of G_1
+    # printed 0.61085631 for 0.610856308354639)
+    lines += [f"  {a:<12g} {_num(b, 'down', 8)}" for a, b in zip(alphas, betas, strict=True)]
     if args.plot:
         import matplotlib
 
