@@ -13,7 +13,8 @@ from scipy import special
 
 __all__ = [
     "UNIT_ROUNDOFF", "norm_cdf", "norm_sf", "norm_isf", "lower_hull", "lower_hull_c",
-    "line_envelope", "add_up", "add_up_array", "add_down", "sum_up", "round_decimal",
+    "line_envelope", "add_up", "add_up_array", "add_down", "sum_up", "mul_up", "div_up",
+    "round_decimal",
 ]
 
 #: unit roundoff u of float64 (half the machine epsilon)
@@ -85,6 +86,32 @@ def sum_up(values: Any) -> float:
     if math.isfinite(s) and math.fsum([*vals, -s]) > 0.0:
         s = math.nextafter(s, math.inf)
     return s
+
+
+def mul_up(a: float, b: float) -> float:
+    """a·b for a, b ≥ 0, rounded toward +∞ at every magnitude: IEEE multiplication rounds to
+    nearest, subnormal and overflowing results included, so one ulp up is never below the exact
+    product (a relative margin such as (1 + 4u) is lost where the product is subnormal).
+
+    Examples
+    --------
+    >>> mul_up(1e-320, 0.3) > 0.0, mul_up(0.5, 0.5)
+    (True, 0.25000000000000006)
+    """
+    p = a * b
+    return math.nextafter(p, math.inf) if (a > 0.0 and b > 0.0 and p < math.inf) else p
+
+
+def div_up(a: float, b: float) -> float:
+    """a/b for a ≥ 0, b > 0, rounded toward +∞ at every magnitude (as :func:`mul_up`).
+
+    Examples
+    --------
+    >>> div_up(1e-320, 3.0) >= 1e-320 / 3.0, div_up(1.0, 1e-320)
+    (True, inf)
+    """
+    q = a / b
+    return math.nextafter(q, math.inf) if (a > 0.0 and q < math.inf) else q
 
 
 def round_decimal(x: float, digits: int, side: str, fixed: bool = False) -> decimal.Decimal:

@@ -73,7 +73,7 @@ from .fastpath import BULK_TAILS, FAST_MIN_DELTA, _Direction, _MassCurve, _StepG
 from .numeric import Bracketed
 from .operations import Mixture, Subsampled, subsample, symmetrize
 from .pld import compose_numeric
-from .sgd import Conventions, _SymmetricMin, conventions
+from .sgd import Conventions, _SymmetricMin, check_step_mu, conventions
 from .tradeoff import Inverse, PiecewiseLinear, TradeOff
 
 __all__ = [
@@ -741,6 +741,7 @@ class Accountant:
         p = check_scalar("sample_rate", sample_rate, low=0.0, high=1.0, low_open=True)
         n = check_int("steps", steps, low=0)
         conv = step_conventions(sampling, neighbours, sensitivity)
+        check_step_mu(s, conv)
         self._claim(conv.neighbours, f"a DP-SGD step with sampling={conv.sampling!r}")
         if n == 0:
             return self

@@ -36,6 +36,7 @@ Examples
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -43,7 +44,7 @@ from scipy import special
 
 from . import gdp, risk
 from ._checks import check_int, check_scalar
-from ._numerics import TINY, UNIT_ROUNDOFF
+from ._numerics import TINY, UNIT_ROUNDOFF, div_up, mul_up
 from .families import Laplace
 from .tradeoff import TradeOff
 
@@ -254,7 +255,9 @@ def calibrate_gaussian(
     m = float(gdp.mu(e, d))
     if m == 0.0:  # (no μ in the float range is proven to meet the target)
         return math.inf
-    return _positive(s * math.sqrt(steps) / m * (1.0 + 4.0 * UNIT_ROUNDOFF))
+    # (s/m rounded up, then times √n with the old 4u margin for μ: a subnormal σ kept no relative
+    # margin, and s·√n/m overflowed where σ is finite, s = 1e-300 and m = 1e-310)
+    return _positive(mul_up(div_up(s, m), math.sqrt(steps) * (1.0 + 4.0 * UNIT_ROUNDOFF)))
 
 
 def _positive(x: float) -> float:
@@ -283,23 +286,26 @@ def calibrate_laplace(
     e = check_scalar("eps", eps, low=0.0, low_open=True)
     d = check_scalar("delta", delta, low=0.0, high=1.0, high_open=True)
     rtol = _check_rtol(rtol)
+    up = 1.0 + 4.0 * UNIT_ROUNDOFF
     if steps == 1:
         # (rounded up by 4 ulps: to nearest, b was one ulp small in about half the cases, its ε
-        # 1e-17 relative over the target)
-        return _positive(s / (e - 2.0 * math.log1p(-d)) * (1.0 + 4.0 * UNIT_ROUNDOFF))
+        # 1e-17 relative over the target; div_up/mul_up keep a subnormal b on the safe side)
+        return _positive(mul_up(div_up(s, e - 2.0 * math.log1p(-d)), up))
     # basic composition: n Laplace mechanisms with scale b are (nΔ/b, 0)-DP, and at δ = 0 this is
     # exact (the largest privacy losses add), so b = nΔ/ε is the answer at δ = 0 and a certified
     # answer at every δ
-    basic = _positive(steps * s / e * (1.0 + 4.0 * UNIT_ROUNDOFF))  # (rounded up, as above)
     if d == 0.0:
-        return basic
+        return _positive(mul_up(div_up(s, e), steps * up))  # (rounded up, as above)
+    # the search runs in units of Δ (the mechanism depends on Δ/b alone), b = Δ·b₁ rounded up:
+    # in b itself, Δ = 1e-320 divided by zero and Δ = 1e300 left the searched range (b = ∞)
 
-    def ok(b: float) -> bool:
-        return bool((Laplace(s / b) ** steps).epsilon(d) <= e)
+    def ok(b1: float) -> bool:
+        # (μ = 1/b₁ rounded up: a μ half an ulp low would certify a b₁ a hair too small)
+        return bool((Laplace(math.nextafter(1.0 / b1, math.inf)) ** steps).epsilon(d) <= e)
 
-    return _search(
-        ok, s * math.sqrt(steps) / e, increasing_ok=True, rtol=rtol, what="scale", known_ok=basic
-    )
+    b1 = _search(ok, math.sqrt(steps) / e, increasing_ok=True, rtol=rtol, what="scale",
+                 known_ok=mul_up(div_up(1.0, e), steps * up))
+    return _positive(mul_up(s, b1))
 
 
 def _conv(sampling: str, neighbours: str | None, sensitivity: float | None) -> Any:
@@ -931,14 +937,9 @@ def _gauss_risk(kind: str, mu: float, b: float) -> float:
 def _clt_mu(s: float, p: float, t: int, conv: Any) -> float:
     """μ of the GDP central-limit approximation of DP-SGD (:func:`fdp.sgd.dpsgd_clt`): a guess
     that only chooses where the search starts, never a bound."""
-    from .sgd import dpsgd_clt
+    from .sgd import dpsgd_clt_mu
 
-    try:
-        h = dpsgd_clt(s, p, t, conv.sampling, neighbours=conv.neighbours,
-                      sensitivity=conv.sensitivity)
-    except OverflowError:  # e^{Δ²/σ²} beyond float range: tiny σ
-        return math.inf
-    return float(h.info["mu"])  # type: ignore[attr-defined]
+    return dpsgd_clt_mu(s, p, t, conv)  # (∞ where e^{Δ²/σ²} overflows: tiny σ)
 
 
 def _clt_slope(kind: str, b: float, mus: tuple[float, float], dx: float) -> float:
@@ -1138,7 +1139,7 @@ def calibrate_dpsgd(
     search_kind, sa, sb = kind, a, b
     if kind == "eps" and a == 0.0:  # ε(δ) = 0 ⇔ δ(0) ≤ δ: the advantage target δ
         search_kind, sa, sb = "advantage", b, 0.0
-    probe = _Probe(_Risk(search_kind, sa, sb, conv), lambda x: (math.exp(-x), p, t), rtol)
+    probe = _Probe(_Risk(search_kind, sa, sb, conv), lambda x: (_sigma_at(x), p, t), rtol)
     if math.isfinite(known):
         probe.seed_pass = -math.log(known)
     mu_star = _gaussian_mu_bound(search_kind, sa, sb)
@@ -1161,6 +1162,21 @@ def calibrate_dpsgd(
         info["note"] = ("the full-batch σ = Δ√T/μ*: DP-SGD's curve is at least G_{√T Δ/σ}; "
                         "the engine certified no smaller σ")
     return Calibrated(sigma, info)
+
+
+def _sigma_at(x: float) -> float:
+    """σ = e^{−x} on the search's log scale, or a ValueError where it leaves the float range (an
+    advantage target of 1e-320 needs σ ≈ 1e321, and math.exp raised OverflowError)."""
+    if -x > _EXP_MAX:
+        raise ValueError(
+            "target unreachable: the search for the noise multiplier passed the largest float "
+            f"({_FLOAT_MAX:.4g}); the target needs more noise than a float holds"
+        )
+    return math.exp(-x)
+
+
+_FLOAT_MAX = sys.float_info.max
+_EXP_MAX = math.log(_FLOAT_MAX)
 
 
 def _closed_form_sigma(
@@ -1247,6 +1263,7 @@ def calibrate_steps(
     kind, a, b = _target(eps, delta, mu, gaussian=True)
     max_steps = check_int("max_steps", max_steps, low=1)
     conv = _conv(sampling, neighbours, sensitivity)
+    _step_mu(s, conv)
 
     if kind == "mu" or p == 1.0:
         return _closed_form_steps(s, p, conv, kind, a, b, max_steps)
@@ -1258,12 +1275,11 @@ def calibrate_steps(
                    lambda x: (s, p, max(1, int(round(math.exp(x))))), 1e-3)
     # T steps are at least G_{√T Δ/σ}: every T with √T Δ/σ ≤ μ* passes (closed form)
     mu_star = _gaussian_mu_bound(search_kind, sa, sb)
-    t_known = min(int(math.floor((mu_star * s / conv.sensitivity) ** 2 * (1 - 1e-12))),
-                  max_steps)
+    t_known = _steps_below(_sq(mu_star * s / conv.sensitivity) * (1 - 1e-12), max_steps)
     if t_known >= 1:
         probe.seed_pass = math.log(t_known)
     one = _clt_mu(s, p, 1, conv)
-    t0 = (mu_star / one) ** 2 if one > 0 else 1.0
+    t0 = _sq(mu_star / one) if one > 0 else 1.0
     t0 = min(max(t0, 1.0, t_known), float(max_steps))
     slope = _clt_slope(search_kind, sb, (one * math.sqrt(t0), one * math.sqrt(t0 * 1.01)),
                        math.log(1.01))
@@ -1323,13 +1339,29 @@ def _solve_steps(probe: _Probe, t0: float, slope: float, max_steps: int) -> int:
     return lo_t()
 
 
+def _sq(x: float) -> float:
+    """x² (∞ where it overflows; ``x ** 2`` raised OverflowError for a float)."""
+    return x * x
+
+
+def _steps_below(x: float, max_steps: int) -> int:
+    """⌊x⌋ capped at ``max_steps`` (x = ∞ at a tiny sensitivity raised OverflowError)."""
+    return max_steps if x >= max_steps else int(math.floor(x))
+
+
+def _step_mu(s: float, conv: Any) -> float:
+    from .sgd import check_step_mu
+
+    return check_step_mu(s, conv)
+
+
 def _closed_form_steps(
     s: float, p: float, conv: Any, kind: str, a: float, b: float, max_steps: int
 ) -> CalibratedSteps:
     """μ targets (any p) and p = 1 (any target): T steps are G_{√T Δ/σ} in the sense that
     matters (exactly for p = 1; the strict GDP μ for p < 1), so T* = ⌊(μ* σ/Δ)²⌋, checked."""
     mu_star = _gaussian_mu_bound(kind, a, b)
-    t = min(int(math.floor((mu_star * s / conv.sensitivity) ** 2)) + 1, max_steps)
+    t = min(_steps_below(_sq(mu_star * s / conv.sensitivity), max_steps) + 1, max_steps)
 
     def ok(n: int) -> bool:
         curve = _dpsgd_curve(s, p, n, conv, _TOL_LOCATE)
@@ -1388,6 +1420,7 @@ def calibrate_sample_rate(
     kind, a, b = _target(eps, delta, mu, gaussian=True)
     rtol = _check_rtol(rtol)
     conv = _conv(sampling, neighbours, sensitivity)
+    _step_mu(s, conv)
 
     if kind == "mu":
         # at p = 1 the curve is G_{√T Δ/σ} exactly; the certified μ includes the tails, where T

@@ -57,12 +57,12 @@ _ABS3_Z = 2.0 * math.sqrt(2.0 / math.pi)  # E|Z|³
 def _abs3_normal(m: float, s: float) -> float:
     """E|X|³ for X ~ N(m, s²): (m³ + 3ms²)(1 − 2Φ(−m/s)) + 2s(m² + 2s²)φ(m/s)."""
     if s == 0.0:
-        return abs(m) ** 3
+        return abs(m) * m * m
     r = m / s
     phi = math.exp(-r * r / 2) / math.sqrt(2 * math.pi)
-    return (m**3 + 3 * m * s * s) * (1 - 2 * float(norm_cdf(-r))) + 2 * s * (
-        m * m + 2 * s * s
-    ) * phi
+    # (the φ term is 0 where φ underflows; ∞·0 read NaN at μ = 1e100)
+    return (m * m * m + 3 * m * s * s) * (1 - 2 * float(norm_cdf(-r))) + (
+        2 * s * (m * m + 2 * s * s) * phi if phi > 0.0 else 0.0)
 
 
 def _pl_moments(f: PiecewiseLinear) -> tuple[np.ndarray, np.ndarray]:
@@ -81,12 +81,15 @@ def _expect(f: TradeOff, g: str) -> float:
     if isinstance(f, Identity):
         return 0.0
     if isinstance(f, Gaussian):
-        m, s = -(f.mu**2) / 2, f.mu
+        # (products, not powers: a float ** overflow raised OverflowError at μ = 1e200)
+        mu = float(f.mu)
+        m2 = mu * mu
+        m, s = -m2 / 2, mu
         return {
-            "kl": f.mu**2 / 2,
-            "k2": f.mu**2 + f.mu**4 / 4,
+            "kl": m2 / 2,
+            "k2": m2 + m2 * m2 / 4,
             "k3": _abs3_normal(m, s),
-            "k3bar": _ABS3_Z * f.mu**3,
+            "k3bar": _ABS3_Z * m2 * mu,
         }[g]
     if isinstance(f, Laplace) and g != "k3bar":
         t = f.mu
@@ -307,7 +310,7 @@ def loss_cumulants(f: TradeOff) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(f, Approximation):
         f = f.curve
     if isinstance(f, Gaussian):
-        m2 = f.mu**2
+        m2 = float(f.mu) * float(f.mu)
         return np.array([-m2 / 2, m2, 0.0, 0.0]), np.array([m2 / 2, m2, 0.0, 0.0])
     if isinstance(f, PiecewiseLinear):
         p, q, loss = f._segments

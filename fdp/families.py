@@ -121,8 +121,13 @@ class Gaussian(TradeOff):
         if m == 0.0:
             return _point_loss_bins(edges, 0.0)
         # L = μX − μ²/2 with X ~ N(0,1) under P and X ~ N(μ, 1) under Q
-        p, pb, pa = normal_bin_masses((edges + m * m / 2.0) / m)
-        q, qb, qa = normal_bin_masses((edges - m * m / 2.0) / m)
+        with np.errstate(over="ignore"):  # (μ ≈ 1e-320: edges/μ = ±∞, as the masses are)
+            if m < 1e150:
+                zp, zq = (edges + m * m / 2.0) / m, (edges - m * m / 2.0) / m
+            else:  # (μ² overflows: ∞ − ∞ read NaN masses, dpsgd(1e-160, 0.5, 10) raised)
+                zp, zq = edges / m + m / 2.0, edges / m - m / 2.0
+        p, pb, pa = normal_bin_masses(zp)
+        q, qb, qa = normal_bin_masses(zq)
         return LossBins(p=p, q=q, p_below=pb, q_below=qb, p_above=pa, q_above=qa, q_inf=0.0)
 
     def _atoms(self) -> np.ndarray:

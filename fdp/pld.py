@@ -695,7 +695,11 @@ def _misfit(a: np.ndarray, m: np.ndarray, h: np.ndarray) -> tuple[np.ndarray, np
     cost = (m * np.abs(r - np.round(r))).sum(axis=2) * h[:, None]  # (steps, anchors)
     best = np.argmin(cost, axis=1)
     o = anchors[best]
-    return cost[np.arange(h.size), best], o - h * np.floor(o / h)
+    # (np.fmod is exact: o − h⌊o/h⌋ lost every digit at |o| ≫ h — Laplace(1e300)'s atoms gave an
+    # offset of 1.5e284, and the grid's indices left int64)
+    r = np.fmod(o, h)
+    r = np.where(r < 0.0, r + h, r)
+    return cost[np.arange(h.size), best], np.where(r >= h, 0.0, r)
 
 
 def _align(h: float, atoms: list[tuple[np.ndarray, np.ndarray]], counts: list[int]) -> tuple[
@@ -2155,7 +2159,9 @@ def _fft_compose(
             mean_k = sum(k * piece_stats(x)[1] for x, k in counts if k > 0)
             mass = float(lm_k[0])  # (≈ log of the term's mass: t small)
             levels = tuple(sorted({x for x in (1e-2 * math.exp(min(mass, 0.0)),
-                                               *mode.tilt_levels) if math.log(x) < mass},
+                                               *mode.tilt_levels)
+                                   # (a term whose mass underflows: math.log(0) raised)
+                                   if x > 0.0 and math.log(x) < mass},
                                   reverse=True))
             ths = _chernoff_tilts(mgf[0], lm_k, mean_k, top, levels)
             # (on a ladder of ratio 1.1, so that terms share their pieces' transforms)

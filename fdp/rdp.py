@@ -30,8 +30,8 @@ from scipy import integrate
 from scipy.special import gammaln, logsumexp
 
 from ._checks import as_array, check_int, check_scalar
+from ._numerics import TINY, lower_hull
 from ._numerics import UNIT_ROUNDOFF as _U
-from ._numerics import lower_hull
 from .tradeoff import PiecewiseLinear, TradeOff
 
 __all__ = [
@@ -69,8 +69,10 @@ def gaussian(mu: float, orders: Any = DEFAULT_ORDERS) -> np.ndarray:
     """ρ(λ) = λμ²/2 for μ-GDP (the Gaussian mechanism with sensitivity/σ = μ). Exact, rounded
     up (the three roundings of the product, 8u)."""
     m = check_scalar("mu", mu, low=0.0)
-    with np.errstate(over="ignore"):
-        return _orders(orders) * m * m / 2.0 * (1.0 + 8.0 * _U)
+    with np.errstate(over="ignore", under="ignore"):
+        rho = _orders(orders) * m * m / 2.0 * (1.0 + 8.0 * _U)
+    # (a positive ρ that underflowed reads the least subnormal, above it)
+    return np.maximum(rho, TINY) if m > 0.0 else rho
 
 
 def _exp_rest(x: np.ndarray) -> np.ndarray:
@@ -143,11 +145,20 @@ def _rounded_up(lse: np.ndarray, mag: np.ndarray, lam: np.ndarray) -> np.ndarray
     return np.maximum((lse + 8.0 * np.finfo(float).eps * (1.0 + mag)) / (lam - 1), 0.0)
 
 
+def _log_a_int_up(q: float, sigma: float, lam: int) -> float:
+    """log A_λ for integer λ by the binomial sum, rounded up by its log-sum-exp's rounding (λ + 1
+    terms), and at least 0 (A_λ ≥ 1: a Rényi divergence is ≥ 0; σ = 1e200 read −1.1e-16)."""
+    la = _log_a_int(q, sigma, lam)
+    return max(la + 4e-16 * (abs(la) + lam + 2.0), 0.0)
+
+
 def _log_a_int(q: float, sigma: float, lam: int) -> float:
     k = np.arange(lam + 1, dtype=float)
     logc = gammaln(lam + 1) - gammaln(k + 1) - gammaln(lam - k + 1)
-    with np.errstate(divide="ignore"):
-        terms = logc + k * math.log(q) + (lam - k) * np.log1p(-q) + (k * k - k) / (2 * sigma**2)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        # (σ → 0 or ∞: terms of ±∞, no error; k ∈ {0, 1} has no σ term, 0/0 at σ² = 0)
+        quad = np.where(k > 1.0, (k * k - k) / (2.0 * sigma * sigma), 0.0)
+        terms = logc + k * math.log(q) + (lam - k) * np.log1p(-q) + quad
     return float(logsumexp(terms))
 
 
@@ -190,17 +201,19 @@ def subsampled_gaussian(
     lam = _orders(orders)
     if q == 0.0:
         return np.zeros_like(lam)
-    if q == 1.0:
-        return lam / (2 * s * s)
+    if q == 1.0 or s > 1e150:
+        # the full-batch Gaussian, exact at q = 1 and an upper bound below (a mixture's Rényi
+        # divergence to P is at most its component's, by convexity); σ > 1e150, whose σ²
+        # overflows the quadrature (NaN), is ρ ≈ λq²/(2σ²) ≤ 1e-300 either way
+        return gaussian(1.0 / s, lam)
     out = np.empty_like(lam)
     for i, o in enumerate(lam):
         if float(o).is_integer():
-            la = _log_a_int(q, s, int(o))
-            slack = 4e-16 * (abs(la) + o + 2.0)  # log-sum-exp of λ + 1 terms
+            la = _log_a_int_up(q, s, int(o))
         else:
-            la, slack = _log_a_frac_up(q, s, float(o)), 0.0  # quadrature, rounded up
-        # round up: the bound is a guarantee (and ρ ≥ 0; tiny negatives were rounding)
-        out[i] = max(la + slack, 0.0) / (o - 1)
+            la = _log_a_frac_up(q, s, float(o))  # quadrature, rounded up
+        # (rounded up: the bound is a guarantee; and ρ ≥ 0, tiny negatives were rounding)
+        out[i] = max(la, 0.0) / (o - 1)
     return out
 
 

@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -189,7 +190,27 @@ def _check(
     s = check_scalar("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
     p = check_scalar("sample_rate", sample_rate, low=0.0, high=1.0, low_open=True)
     t = check_int("steps", steps, low=1)
-    return s, p, t, conventions(sampling, neighbours, sensitivity)
+    conv = conventions(sampling, neighbours, sensitivity)
+    check_step_mu(s, conv)
+    return s, p, t, conv
+
+
+def check_step_mu(noise_multiplier: float, conv: Conventions) -> float:
+    """One step's μ = Δ/σ (a step on its batch is G_{Δ/σ}), or a ValueError that names
+    ``noise_multiplier`` where it overflows the float range (σ = 1e-320 raised from G_μ, naming
+    "mu", which the caller never gave)."""
+    mu = conv.sensitivity / noise_multiplier
+    if not math.isfinite(mu):
+        raise ValueError(
+            f"noise_multiplier must be at least sensitivity/{_FLOAT_MAX:.6g} = "
+            f"{conv.sensitivity / _FLOAT_MAX:.6g} (one step is G_{{sensitivity/"
+            f"noise_multiplier}}, whose μ must be a finite float), got {noise_multiplier!r} "
+            f"with sensitivity {conv.sensitivity:g}"
+        )
+    return mu
+
+
+_FLOAT_MAX = sys.float_info.max
 
 
 def _name(what: str, s: float, p: float, t: int, conv: Conventions) -> str:
@@ -799,6 +820,25 @@ class _ClosedFirst(Bracketed):
         return self._full().certificate(delta)
 
 
+def dpsgd_clt_mu(s: float, p: float, t: int, conv: Conventions) -> float:
+    """μ of :func:`dpsgd_clt` (arguments checked), or ∞ where e^{Δ²/σ²} leaves the float range
+    (Δ/σ ≳ 26.6; 1/(σ/Δ)² divided by zero below σ/Δ ≈ 1e-162)."""
+    x = conv.sensitivity / s
+    x2 = x * x  # (∞ on overflow, as the result then is)
+    if x2 > _EXP_MAX:
+        return math.inf
+    if conv.sampling == "poisson":
+        return p * math.sqrt(t * math.expm1(x2))
+    from ._numerics import norm_cdf
+
+    inner = math.exp(x2) * float(norm_cdf(1.5 * x)) + 3.0 * float(norm_cdf(-0.5 * x)) - 2.0
+    return math.sqrt(2.0) * p * math.sqrt(t) * math.sqrt(max(inner, 0.0))
+
+
+#: the largest x with e^x a finite float
+_EXP_MAX = math.log(sys.float_info.max)
+
+
 def dpsgd_clt(
     noise_multiplier: float,
     sample_rate: float,
@@ -817,18 +857,13 @@ def dpsgd_clt(
     (and ε). The returned curve's name and ``info`` state the conventions.
     """
     s, p, t, conv = _check(noise_multiplier, sample_rate, steps, sampling, neighbours, sensitivity)
-    se = s / conv.sensitivity  # the papers' σ, relative to the sensitivity
-    if conv.sampling == "poisson":
-        mu = p * math.sqrt(t * math.expm1(1.0 / se**2))
-    else:
-        from ._numerics import norm_cdf
-
-        inner = (
-            math.exp(1.0 / se**2) * float(norm_cdf(1.5 / se))
-            + 3.0 * float(norm_cdf(-0.5 / se))
-            - 2.0
+    mu = dpsgd_clt_mu(s, p, t, conv)
+    if not math.isfinite(mu):
+        raise ValueError(
+            f"noise_multiplier={s!r}: the CLT μ of DP-SGD, which grows as e^{{Δ²/(2σ²)}}, "
+            f"overflows the float range (σ/Δ = {s / conv.sensitivity:.3g}); fdp.dpsgd bounds "
+            "such a run"
         )
-        mu = math.sqrt(2.0) * p * math.sqrt(t) * math.sqrt(max(inner, 0.0))
     out = Approximation(Gaussian(mu), name=f"CLT G_{mu:.4g} of " + _name("DP-SGD", s, p, t, conv))
     out.info = {**_info(s, p, t, conv), "mu": mu}  # type: ignore[attr-defined]
     return out

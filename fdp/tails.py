@@ -63,7 +63,7 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
     from .families import Gaussian, Laplace
     from .numeric import Bracketed
     from .operations import Mixture, Subsampled
-    from .rdp import _log_a_frac_up, _log_a_int
+    from .rdp import _log_a_frac_up, _log_a_int_up
     from .tradeoff import Inverse, PiecewiseLinear
 
     t = np.asarray(thetas, dtype=float)
@@ -87,10 +87,10 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
         if p == 0.0 or mu == 0.0:
             return np.zeros_like(t)
         if p == 1.0:
-            return t * (t + 1.0) * mu**2 / 2.0
+            return t * (t + 1.0) * (mu * mu) / 2.0
         # integer orders by the binomial sum; fractional ones (the wide grid of a fallback,
         # THETAS_WIDE) by quadrature at relative accuracy 1e-11, rounded up as fdp.rdp does
-        return np.array([_log_a_int(p, 1.0 / mu, int(x) + 1) if float(x).is_integer()
+        return np.array([_log_a_int_up(p, 1.0 / mu, int(x) + 1) if float(x).is_integer()
                          else _log_a_frac_up(p, 1.0 / mu, float(x) + 1.0) for x in t])
     if (
         isinstance(curve, Mixture)
@@ -133,7 +133,7 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
         p, mu = curve.base.p, curve.base.base.mu
         if p == 0.0:
             return np.zeros_like(t)
-        g = t * (t + 1.0) * mu**2 / 2.0
+        g = t * (t + 1.0) * (mu * mu) / 2.0
         convex = np.logaddexp(math.log1p(-p) if p < 1 else -np.inf, math.log(p) + g)
         if p >= 1.0:
             return convex
@@ -307,7 +307,7 @@ def _remove_taylor(p: float, mu: float, t: np.ndarray) -> np.ndarray:
     Rounded up."""
     with np.errstate(over="ignore"):
         lx = (np.log(t * (t + 1.0) / 2.0) + 2.0 * math.log(p) - (t + 2.0) * math.log1p(-p)
-              + (mu**2 + math.log(-math.expm1(-mu**2)) if mu > 0 else -np.inf))
+              + (mu * mu + math.log(-math.expm1(-mu * mu)) if mu > 0 else -np.inf))
         out = np.logaddexp(0.0, lx)
     return out * (1.0 + 1e-12) + 1e-300
 
@@ -501,7 +501,7 @@ def _components(items: list[tuple[Any, int]]) -> list[Any]:
     from .families import Gaussian
 
     out = [c for c, n in items if n > 0]
-    mu2 = sum(n * float(c.mu) ** 2 for c, n in items if isinstance(c, Gaussian) and n > 0)
+    mu2 = sum(n * float(c.mu) * float(c.mu) for c, n in items if isinstance(c, Gaussian) and n > 0)
     if mu2 > 0.0:
         out.append(Gaussian(math.sqrt(mu2)))
     return out

@@ -412,3 +412,27 @@ def test_booleans_and_strings_are_not_numbers() -> None:
             acc.delta(bad)
     with pytest.raises(ValueError, match="eps"):
         acc.delta(float("nan"))
+
+
+def test_losses_beyond_the_float_range_read_inf_or_a_safe_value_never_an_error() -> None:
+    # A hunt: Laplace(1e300)^2 raised TypeError (its grid offset, o − h⌊o/h⌋, kept no digit
+    # and the grid's indices left int64); DP-SGD with σ = 1e-160 raised "zero-size array" (G_μ's
+    # masses read NaN where μ² overflows) and σ = 1e-8 at δ = 1e-300 "math domain error" (a
+    # term's mass underflowed to 0 and was logged); the CLT functionals raised OverflowError or
+    # read NaN; RDP raised OverflowError or read 0 for a positive ρ.
+    from fdp import rdp
+
+    lo, hi = (fdp.Laplace(1e300) ** 2).epsilon_bracket(0.1)
+    # ε₂(δ) = 2μ − O(1) for μ ≫ 1 (the two +μ atoms carry Q-mass 1/4 > δ), 2e300 in floats
+    assert lo <= hi and hi >= 2e300
+    # DP-SGD, p = 1/2, T = 10: all ten steps sample with Q-probability 2^-10 ≫ δ, and then the
+    # loss is 10 μ²/2 + O(μ), so ε(δ) ≥ 0.9999 · 5μ² (μ = 1/σ); ∞ where that overflows
+    assert fdp.dpsgd(1e-8, 0.5, 10).epsilon(1e-300) >= 0.9999 * 5e16
+    assert fdp.dpsgd(1e-160, 0.5, 10).epsilon(1e-5) == math.inf
+    # E[L] = μ²/2 and κ₃ ≥ |E L|³ overflow: ∞, not an error or NaN
+    assert fdp.Gaussian(1e200).kl() == math.inf and fdp.Gaussian(1e200).kappa2() == math.inf
+    assert fdp.Gaussian(1e100).kappa3() == math.inf
+    # ρ(λ) of a subsampled Gaussian at σ = 1e200 is ≈ λq²/(2σ²) > 0: tiny, positive, finite
+    r = rdp.subsampled_gaussian(1e200, 0.5)
+    assert np.all((r > 0) & (r < 1e-300))
+    assert np.all(rdp.gaussian(1e-200) > 0)  # (λμ²/2 underflowed to 0)

@@ -614,3 +614,51 @@ def test_noise_at_the_edges_of_the_float_range() -> None:
     assert 4e4 < b < 1e5
     with pytest.raises(ValueError, match="unreachable"):  # (a guess of ∞: it hung too)
         calibrate_laplace(1e-320, 1e-300, steps=2)
+
+
+def test_calibrations_at_the_float_range_s_edges_answer_on_the_safe_side() -> None:
+    # A hunt: these raised TypeError (Laplace grid offsets lost every digit at μ ≈ 1e300),
+    # ZeroDivisionError, "cannot convert float infinity to integer" and "math range error", or
+    # returned ∞ for a finite scale; a subnormal σ kept no rounding margin. References are mpmath
+    # and the basic composition bound ε ≤ nμ, never another fdp value.
+    import mpmath as mp
+
+    from fdp.calibration import calibrate_gaussian, calibrate_laplace
+
+    mp.mp.dps = 60
+    # ε = 1e100 at δ = 0.1 for two Laplace mechanisms: ε₂(δ) = 2Δ/b − O(1), so b* = 2e-100 to
+    # within 1e-99 relative; b must not be below it, nor above by more than rounding
+    b = calibrate_laplace(1e100, 0.1, steps=2)
+    assert 2e-100 <= b <= 2e-100 * (1 + 1e-12)
+    # Δ at both ends of the float range: n Δ/b ≤ ε (basic composition, in mpmath) certifies b,
+    # and b is within the search's rtol (or a subnormal's spacing) of the basic answer 3Δ
+    for s in (1e-320, 3e-310, 1e300):
+        b = calibrate_laplace(1.0, 1e-5, steps=3, sensitivity=s)
+        assert math.isfinite(b) and 3 * mp.mpf(s) / mp.mpf(b) <= 1
+        assert b <= 3 * s * (1 + 2e-3) + 2 * math.ulp(0.0)
+    # one mechanism and the Gaussian closed form, subnormal results: the exact target check in
+    # mpmath (δ of G_μ at μ = Δ√n/σ must be at most δ)
+    def gauss_delta(mu: Any, e: float) -> Any:
+        return mp.ncdf(-e / mu + mu / 2) - mp.exp(e) * mp.ncdf(-e / mu - mu / 2)
+
+    for s in (1e-320, 2.5e-318, 7.3e-321, 1e-310):
+        for e, d, n in ((1.0, 1e-5, 1), (0.5, 1e-3, 7)):
+            sig = calibrate_gaussian(e, d, steps=n, sensitivity=s)
+            assert gauss_delta(mp.mpf(s) * mp.sqrt(n) / mp.mpf(sig), e) <= d
+            b = calibrate_laplace(e, d, sensitivity=s)  # ε = Δ/b + 2 log(1 − δ)
+            assert mp.mpf(s) / mp.mpf(b) + 2 * mp.log1p(-mp.mpf(d)) <= e
+    # a tiny sensitivity: every step count up to max_steps meets the target (μ = √T·1e-320)
+    assert fdp.calibrate_steps(1.0, 0.01, eps=1.0, delta=1e-5, sensitivity=1e-320) == 10**7
+    # an advantage of 1e-320 needs σ ≈ 1e321 (one sampled step alone has advantage
+    # ≥ p(2Φ(1/(2σ)) − 1) ≈ 4e-3/σ): unreachable in floats, said so
+    with pytest.raises(ValueError, match="unreachable"):
+        fdp.calibrate_dpsgd(0.01, 1000, advantage=1e-320)
+    # a σ whose step μ = Δ/σ overflows is named (it raised ZeroDivisionError, or named "mu")
+    for call in (lambda: fdp.calibrate_steps(1e-320, 0.01, eps=1.0, delta=1e-5),
+                 lambda: fdp.calibrate_sample_rate(1e-320, 1000, eps=1.0, delta=1e-5),
+                 lambda: fdp.dpsgd(1e-320, 0.5, 10),
+                 lambda: fdp.Accountant().step(1e-320, 0.01)):
+        with pytest.raises(ValueError, match="noise_multiplier must be at least"):
+            call()
+    with pytest.raises(ValueError, match="noise_multiplier=0.01: the CLT"):
+        fdp.dpsgd_clt(0.01, 0.01, 10)  # (e^{1e4} overflowed: "math range error")
