@@ -519,6 +519,17 @@ def test_advantage_above_the_sampling_bound_needs_no_noise() -> None:
         calibrate_dpsgd(0.01, 10, advantage=0.5, min_noise_multiplier=0.1)
 
 
+def test_eps_target_above_the_sampling_bound_needs_no_noise_in_either_sampling() -> None:
+    # δ(ε) ≤ δ(0) = TV ≤ 1 − (1 − p)^T (≈ 1e-6 here, mpmath) ≤ δ = 1e-5, so ε(δ) = 0 at every σ:
+    # the smallest σ searched. Uniform sampling took 61 s and returned σ = 0.026.
+    import mpmath as mp
+
+    assert 1 - (1 - mp.mpf(1e-9)) ** 1000 <= mp.mpf(1e-5)
+    for sampling in ("uniform", "poisson"):
+        s = calibrate_dpsgd(1e-9, 1000, eps=1.0, delta=1e-5, sampling=sampling)
+        assert s == 1e-12 and s.info["certified_by"] == "closed form"
+
+
 def test_min_noise_multiplier_is_honoured() -> None:
     with pytest.raises(ValueError, match="met already at the smallest noise multiplier"):
         calibrate_dpsgd(0.01, 100, eps=20.0, delta=1e-5, min_noise_multiplier=0.5)
