@@ -953,6 +953,14 @@ class Subsampled(TradeOff):
         self.p = check_scalar("p", p, low=0.0, high=1.0)
         self.mix = Mixture(base, self.p)
         self.x_star = _x_star(base)
+        if self.x_star == 0.0:
+            # x* = Φ(−μ/2) (L_μ: e^{−μ/2}/2) underflowed (μ ≳ 75 and 1490): f_p at the true
+            # x* ∈ (0, TINY) is p x* + (1 − p)(1 − x*) (f(x*) = x* by symmetry), not
+            # f_p(0) = 1, which made the middle line 1 − α everywhere (β 0.5 for ≤ 0.25 at
+            # μ = 80, p = 1/2). Dropping x* keeps the line 1 − p − α below the true one,
+            # 1 − p + 2p x* − α, and the atom at 0, y* − x*, within TINY.
+            self.y_star, self.y_star_c = 1.0 - self.p, self.p
+            return
         self.y_star = float(self.mix(self.x_star))
         xs = np.asarray([self.x_star])
         self.y_star_c = float(self.p * self._base_c(xs)[0] + (1.0 - self.p) * self.x_star)
@@ -1017,7 +1025,9 @@ class Subsampled(TradeOff):
         c = 1.0 - alpha
         e_c = np.where(alpha >= 0.5, 0.0, u * c)  # (exact for α ≥ 1/2)
         lo = np.zeros(alpha.shape, dtype=np.int64)
-        hi = np.full(alpha.shape, np.float64(self.x_star).view(np.int64))
+        # (an underflowed x* is positive in truth: the upper end is then the least subnormal)
+        top = TINY if up and self.x_star == 0.0 else self.x_star
+        hi = np.full(alpha.shape, np.float64(top).view(np.int64))
         for _ in range(64):
             mid = lo + (hi - lo) // 2
             t = mid.view(np.float64)

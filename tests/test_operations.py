@@ -314,3 +314,79 @@ def test_mixture_loss_moments_against_mpmath(mu: float, p: float) -> None:
     assert got[0] == pytest.approx(float(mean), rel=1e-8)
     assert got[1] == pytest.approx(float(var), rel=1e-8)
     assert fdp.Gaussian(mu)._loss_moments() == (mu * mu / 2, mu * mu)
+
+
+@pytest.mark.parametrize("base,p", [
+    (fdp.Gaussian(80.0), 0.5), (fdp.Gaussian(100.0), 1.0), (fdp.Gaussian(300.0), 0.01),
+    (fdp.Gaussian(78.0), 0.999), (fdp.Laplace(1600.0), 0.5), (fdp.Laplace(3000.0), 0.2),
+])
+def test_subsampling_where_the_kink_underflows_stays_below_the_exact_curve(
+    base: fdp.TradeOff, p: float
+) -> None:
+    # A hunt: x* = Φ(−μ/2) (Laplace: e^{−μ/2}/2) underflows to 0 for μ ≳ 75.3 (1490), and y* was
+    # then f_p(0) = 1, not f_p(x*) = p x* + (1 − p)(1 − x*): the curve read 1 − α everywhere
+    # (β(0.5) = 0.5 where the truth is ≤ 0.25). Reference: DRS Thm 4.2's closed form in mpmath,
+    # C_p = f_p on [0, x*], the line x* + y* − α on [x*, y*], f_p⁻¹ ∈ [0, x*] beyond.
+    import mpmath as mp
+
+    mp.mp.dps = 50
+    mu = mp.mpf(float(base.mu))  # type: ignore[attr-defined]
+    if isinstance(base, fdp.Gaussian):
+        xs = mp.ncdf(-mu / 2)
+    else:
+        xs = mp.exp(-mu / 2) / 2
+    assert xs < mp.mpf(5e-324)  # (the regime: x* below the least subnormal)
+    pp = mp.mpf(p)
+    ys = pp * xs + (1 - pp) * (1 - xs)
+    c = fdp.subsample(base, p)
+    alpha = np.array([1e-300, 1e-20, 1e-3, 0.1, 0.3, 0.5, float(ys) - 1e-9, float(ys),
+                      float(ys) + 1e-9, 0.7, 0.99, 1 - 1e-12])
+    alpha = np.unique(alpha[(alpha > 0) & (alpha < 1)])
+    lo, up = c(alpha), c._eval_up(alpha)
+    for a, b_lo, b_up in zip(alpha, lo, up, strict=True):
+        am = mp.mpf(float(a))
+        if am <= ys:
+            exact = xs + ys - am
+            assert mp.mpf(float(b_lo)) <= exact <= mp.mpf(float(b_up))
+            assert float(b_lo) >= float(exact) - 1e-12  # and tight
+        else:  # f_p⁻¹(α) ∈ [0, x*], x* below the least subnormal
+            assert mp.mpf(float(b_lo)) <= xs and float(b_up) >= float(xs)
+    assert np.all(np.diff(lo) <= 0) and np.all(lo <= 1 - alpha)
+    # its numeric composition reads the atom at 0 as 1 − p, not 1 (y* − x*)
+    lo2, hi2 = fdp.compose(c, repeat=2, numeric=True).epsilon_bracket(0.5)
+    exact_eps = float(c.epsilon(0.5))  # (G/L closed form, amplified: independent of the grid)
+    assert lo2 <= hi2 and hi2 >= exact_eps * (1 - 1e-9)
+
+
+def test_losses_read_from_breakpoints_carry_the_rounding_of_their_logs() -> None:
+    # A hunt: a curve's losses log q − log p from its breakpoints were not charged the logs' own
+    # rounding, u·|log p| ≈ 7e-15 at ℓ = 60, so δ one ulp below the top loss read 0 (and ε an
+    # ulp low). References in mpmath, independent of fdp.
+    import mpmath as mp
+
+    mp.mp.dps = 60
+    # group(f_{3,0}, 20): the top segment has slope −e^{60} up to α₁ = e^{−57}/(1 + e³) (the
+    # last iterate of h(α) = e³α reaches f_{3,0}'s kink 1/(1 + e³)), so for ε < 60,
+    # δ(ε) = α₁ (e^{60} − e^ε) and ε(δ) = log(e^{60} − δ/α₁)
+    g = fdp.group(fdp.EpsDelta(3.0, 0.0), 20)
+    a1 = mp.exp(-57) / (1 + mp.exp(3))
+    for e in (float(np.nextafter(60.0, 0.0)), 60.0 - 1e-13, 59.9):
+        assert mp.mpf(float(g.delta(e))) >= a1 * (mp.exp(60) - mp.exp(mp.mpf(e)))
+    for d in (1e-15, 1e-20, 1e-300):
+        assert mp.mpf(float(g.epsilon(d))) >= mp.log(mp.exp(60) - mp.mpf(d) / a1)
+    # symmetrize(f) has δ ≥ δ_f(ε) = Σ (q_i − e^ε p_i)₊ (its conjugate is the larger of f's and
+    # f⁻¹'s); at one ulp below the largest loss log(q₂/p₂) ≈ 523.665
+    rng = np.random.default_rng(7)
+    pairs = [([1.0, 1.4635481485030257e-228], [0.6106388878469755, 0.38936111215302455])]
+    for _ in range(20):
+        tiny = 10.0 ** rng.uniform(-300, -30)
+        q2 = rng.uniform(0.05, 0.95)
+        pairs.append(([1.0 - tiny, tiny], [1.0 - q2, q2]))
+    for p, q in pairs:
+        s = fdp.symmetrize(fdp.from_distributions(p, q))
+        top = mp.log(mp.mpf(q[1]) / mp.mpf(p[1]))
+        e = float(np.nextafter(float(top), 0.0))
+        while mp.mpf(e) >= top:  # (strictly below the exact largest loss)
+            e = float(np.nextafter(e, 0.0))
+        exact = sum(max(mp.mpf(qi) - mp.exp(mp.mpf(e)) * mp.mpf(pi), 0) for pi, qi in zip(p, q))
+        assert mp.mpf(float(s.delta(e))) >= exact, (p, q)
