@@ -388,5 +388,6 @@ def test_losses_read_from_breakpoints_carry_the_rounding_of_their_logs() -> None
         e = float(np.nextafter(float(top), 0.0))
         while mp.mpf(e) >= top:  # (strictly below the exact largest loss)
             e = float(np.nextafter(e, 0.0))
-        exact = sum(max(mp.mpf(qi) - mp.exp(mp.mpf(e)) * mp.mpf(pi), 0) for pi, qi in zip(p, q))
+        exact = sum(max(mp.mpf(qi) - mp.exp(mp.mpf(e)) * mp.mpf(pi), 0)
+                    for pi, qi in zip(p, q, strict=True))
         assert mp.mpf(float(s.delta(e))) >= exact, (p, q)
