@@ -1270,6 +1270,12 @@ def _plan(
         aim = 0.85  # (c measured 4x coarser is up to ~15 % low: aim below the target)
         probe = True
     else:
+        if grid_step is None:
+            # (with atoms the h²/8 guess is optimistic: Laplace(0.1)^1000 at 0.2/14 predicted
+            # 1.2x the target width, and the planner built its components twice, at 0.2/14
+            # and 0.2/17 (0.25 ms of 2.7). 0.85 of 0.95: one build for Laplace(μ)^n from μ =
+            # 0.01 to 1 and n = 100 to 10⁴, each bracket still ≤ 0.06 % wide at tol = 1e-3)
+            h = min(max(h * (0.85 / 0.95), h_floor), max(H_MAX, h_floor))
         aim = 0.95
         probe = False
     history: list[tuple[float, float]] = []  # (step, predicted width)
