@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import decimal
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,9 @@ __all__ = [
 UNIT_ROUNDOFF = 2.0**-53
 #: the least positive float64 (a subnormal, 2^-1074): a positive value rounded up is never below it
 TINY = math.ulp(0.0)
+#: the largest finite float64, and the largest x with e^x finite
+FLOAT_MAX = sys.float_info.max
+LOG_FLOAT_MAX = math.log(FLOAT_MAX)
 
 
 def add_up(a: float, b: float) -> float:

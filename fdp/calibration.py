@@ -36,7 +36,6 @@ Examples
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -44,7 +43,7 @@ from scipy import special
 
 from . import gdp, risk
 from ._checks import check_int, check_scalar
-from ._numerics import TINY, UNIT_ROUNDOFF, div_up, mul_up
+from ._numerics import FLOAT_MAX, LOG_FLOAT_MAX, TINY, UNIT_ROUNDOFF, div_up, mul_up
 from .families import Laplace
 from .tradeoff import TradeOff
 
@@ -1172,16 +1171,12 @@ def calibrate_dpsgd(
 def _sigma_at(x: float) -> float:
     """σ = e^{−x} on the search's log scale, or a ValueError where it leaves the float range (an
     advantage target of 1e-320 needs σ ≈ 1e321, and math.exp raised OverflowError)."""
-    if -x > _EXP_MAX:
+    if -x > LOG_FLOAT_MAX:
         raise ValueError(
             "target unreachable: the search for the noise multiplier passed the largest float "
-            f"({_FLOAT_MAX:.4g}); the target needs more noise than a float holds"
+            f"({FLOAT_MAX:.4g}); the target needs more noise than a float holds"
         )
     return math.exp(-x)
-
-
-_FLOAT_MAX = sys.float_info.max
-_EXP_MAX = math.log(_FLOAT_MAX)
 
 
 def _closed_form_sigma(

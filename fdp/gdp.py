@@ -31,12 +31,11 @@ import numpy as np
 from scipy import optimize, special
 
 from ._checks import as_array
-from ._numerics import TINY, UNIT_ROUNDOFF, norm_hazard
+from ._numerics import FLOAT_MAX, TINY, UNIT_ROUNDOFF, norm_hazard
 
 __all__ = ["delta", "log_delta", "epsilon", "mu", "sigma"]
 
 _SQRT2 = math.sqrt(2.0)
-_FLOAT_MAX = float(np.finfo(float).max)
 
 
 _U = UNIT_ROUNDOFF
@@ -220,9 +219,9 @@ def _epsilon_scalar(m: float, d: float, down: bool = False) -> float:
     while math.isfinite(hi) and g(hi) > 0:
         hi *= 2.0
     if not math.isfinite(hi):
-        hi = _FLOAT_MAX
+        hi = FLOAT_MAX
         if g(hi) > 0:  # the exact ε exceeds the largest float: inf is the conservative answer
-            return _FLOAT_MAX if down else math.inf  # (and the largest float a lower bound)
+            return FLOAT_MAX if down else math.inf  # (and the largest float a lower bound)
     e = float(optimize.brentq(g, 0.0, hi, xtol=1e-300, rtol=1e-15, maxiter=5000))
     checked = False
     for _ in range(64):

@@ -64,14 +64,13 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ._checks import check_int, check_scalar
-from ._numerics import UNIT_ROUNDOFF
+from ._numerics import FLOAT_MAX, LOG_FLOAT_MAX, UNIT_ROUNDOFF
 from .composition import compose
 from .families import Gaussian
 from .numeric import Approximation, Bracketed
@@ -202,15 +201,12 @@ def check_step_mu(noise_multiplier: float, conv: Conventions) -> float:
     mu = conv.sensitivity / noise_multiplier
     if not math.isfinite(mu):
         raise ValueError(
-            f"noise_multiplier must be at least sensitivity/{_FLOAT_MAX:.6g} = "
-            f"{conv.sensitivity / _FLOAT_MAX:.6g} (one step is G_{{sensitivity/"
+            f"noise_multiplier must be at least sensitivity/{FLOAT_MAX:.6g} = "
+            f"{conv.sensitivity / FLOAT_MAX:.6g} (one step is G_{{sensitivity/"
             f"noise_multiplier}}, whose μ must be a finite float), got {noise_multiplier!r} "
             f"with sensitivity {conv.sensitivity:g}"
         )
     return mu
-
-
-_FLOAT_MAX = sys.float_info.max
 
 
 def _name(what: str, s: float, p: float, t: int, conv: Conventions) -> str:
@@ -825,7 +821,7 @@ def dpsgd_clt_mu(s: float, p: float, t: int, conv: Conventions) -> float:
     (Δ/σ ≳ 26.6; 1/(σ/Δ)² divided by zero below σ/Δ ≈ 1e-162)."""
     x = conv.sensitivity / s
     x2 = x * x  # (∞ on overflow, as the result then is)
-    if x2 > _EXP_MAX:
+    if x2 > LOG_FLOAT_MAX:
         return math.inf
     if conv.sampling == "poisson":
         return p * math.sqrt(t * math.expm1(x2))
@@ -833,10 +829,6 @@ def dpsgd_clt_mu(s: float, p: float, t: int, conv: Conventions) -> float:
 
     inner = math.exp(x2) * float(norm_cdf(1.5 * x)) + 3.0 * float(norm_cdf(-0.5 * x)) - 2.0
     return math.sqrt(2.0) * p * math.sqrt(t) * math.sqrt(max(inner, 0.0))
-
-
-#: the largest x with e^x a finite float
-_EXP_MAX = math.log(sys.float_info.max)
 
 
 def dpsgd_clt(
