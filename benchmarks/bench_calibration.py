@@ -55,6 +55,16 @@ EXTRA: dict[str, tuple[str, tuple[Any, ...], dict[str, Any]]] = {
     "sample rate, eps=2 (σ=1, T=1000)": (
         "calibrate_sample_rate", (1.0, 1000), {"eps": 2.0, "delta": 1e-5},
     ),
+    # sparse runs (p·T ≤ 4), deep δ: minutes before the fixed-grid first try (_sparse_try)
+    "sparse: sample rate, eps=1, δ=1e-12 (σ=0.3, T=1000)": (
+        "calibrate_sample_rate", (0.3, 1000), {"eps": 1.0, "delta": 1e-12},
+    ),
+    "sparse: eps=1, δ=1e-12, p=1e-8, T=1e6": (
+        "calibrate_dpsgd", (1e-8, 10**6), {"eps": 1.0, "delta": 1e-12},
+    ),
+    "sparse: steps, eps=1, δ=1e-10 (σ=0.5, p=1e-6)": (
+        "calibrate_steps", (0.5, 1e-6), {"eps": 1.0, "delta": 1e-10},
+    ),
 }
 
 

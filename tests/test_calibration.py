@@ -673,3 +673,29 @@ def test_calibrations_at_the_float_range_s_edges_answer_on_the_safe_side() -> No
             call()
     with pytest.raises(ValueError, match="noise_multiplier=0.01: the CLT"):
         fdp.dpsgd_clt(0.01, 0.01, 10)  # (e^{1e4} overflowed: "math range error")
+
+
+def test_sparse_calibrations_try_a_fixed_grid_and_stay_certified_and_tight() -> None:
+    # p·T ≤ 4: the planner sized its grid for ε at δ ≈ 1e-3 (≈ 0 here) and built 2²¹ points at
+    # any tol (one evaluation 73 s, the calibration 115–190 s); a fixed grid of step 0.01·ε is
+    # tried first (_Risk._sparse_try). Its bracket must overlap the planned engine's (two
+    # grids, one exact ε), and the answers pass fdp's default check while rtol beyond fails in
+    # truth (the optimistic end above the target).
+    from fdp.calibration import _Risk
+    from fdp.operations import Mixture
+
+    def add_eps(s: float, p: float, t: int) -> tuple[float, float]:
+        # the add direction's certified bracket on a fine fixed grid (the planner's default
+        # grid takes ~20 s here); the remove direction is ≤ −T log(1 − p) ≤ 0.01 (closed form)
+        f = Mixture(fdp.Gaussian(1 / s), p)
+        lo, hi = fdp.compose(f, repeat=t, numeric=True, grid_step=2e-3).epsilon_bracket(1e-12)
+        return float(lo), float(hi)
+
+    risk = _Risk("eps", 1.0, 1e-12, fdp.sgd.conventions("poisson"))
+    lo, hi, _ = risk._sparse_try(Mixture(fdp.Gaussian(1 / 0.3), 8.13e-10), 1000, 3.0)
+    lo2, hi2 = add_eps(0.3, 8.13e-10, 1000)
+    assert lo <= hi2 and lo2 <= hi and hi - lo <= 1e-3 * hi
+    p = calibrate_sample_rate(0.3, 1000, eps=1.0, delta=1e-12)
+    assert add_eps(0.3, p, 1000)[1] <= 1.0 and add_eps(0.3, p * (1 + 1.01e-3), 1000)[0] > 1.0
+    s = calibrate_dpsgd(1e-8, 10**6, eps=1.0, delta=1e-12)
+    assert add_eps(s, 1e-8, 10**6)[1] <= 1.0 and add_eps(s * (1 - 1.01e-3), 1e-8, 10**6)[0] > 1.0
