@@ -530,17 +530,21 @@ class _Risk:
         from .composition import compose
 
         step = 0.01 * min(max(self.a, 0.01), 10.0)
-        try:
-            h: Any = compose(f, repeat=t, numeric=True, grid_step=step)
-        except (ValueError, MemoryError):  # (a step too fine for the memory cap: the planner)
-            return None
-        try:
-            npts = int(getattr(h, "info", {}).get("grid_points", 0) or 0)
-            lo, hi = (float(x) for x in h.epsilon_bracket(self.b))
-        finally:
-            _release(h)
-        if hi <= self.a or lo > self.a or hi - lo <= tol * hi:
-            return lo, hi, npts
+        for _ in range(2):  # (a second, finer try where the first was too wide: width ∝ h²)
+            try:
+                h: Any = compose(f, repeat=t, numeric=True, grid_step=step)
+            except (ValueError, MemoryError):  # (a step too fine for the memory cap)
+                return None
+            try:
+                npts = int(getattr(h, "info", {}).get("grid_points", 0) or 0)
+                lo, hi = (float(x) for x in h.epsilon_bracket(self.b))
+            finally:
+                _release(h)
+            if hi <= self.a or lo > self.a or hi - lo <= tol * hi:
+                return lo, hi, npts
+            if not (hi > lo and math.isfinite(hi)):
+                return None
+            step *= max(0.1, 0.7 * math.sqrt(tol * hi / (hi - lo)))
         return None
 
 
