@@ -521,11 +521,12 @@ class _Risk:
 
     def _sparse_try(self, f: TradeOff, t: int, tol: float) -> tuple[float, float, int] | None:
         """ε's bracket at δ = b from the engine on a fixed grid of step 0.01·a (a, the target ε,
-        clipped to [0.01, 10]), or None where it neither decides the target nor is ``tol``
-        narrow. For sparse runs (p T ≤ :data:`SPARSE_MEAN`): the planner sizes the grid for
-        ε at δ ≈ 1e-3, near 0 there, and built 2²¹ points at any tol — calibrate_sample_rate(0.3,
-        1000, eps=1, delta=1e-12) spent 73 s on one evaluation at tol 3 whose bracket was 2e-5
-        wide; on the fixed grid it is 7e-5 wide in 0.14 s. Certified on any grid (the engine's
+        clipped to [0.01, 10]), or None where it neither decides the target nor (at a tol
+        coarser than the default) is ``tol`` narrow. For sparse runs (p T ≤
+        :data:`SPARSE_MEAN`): the planner sizes the grid for ε at δ ≈ 1e-3, near 0 there, and
+        built 2²¹ points at any tol — calibrate_sample_rate(0.3, 1000, eps=1, delta=1e-12)
+        spent 73 s on one evaluation at tol 3 whose bracket was 2e-5 wide; on the fixed grid it
+        is 7e-5 wide in 0.14 s. Certified on any grid (the engine's
         bracket holds for every step), so only the cost can differ."""
         from .composition import compose
 
@@ -540,7 +541,11 @@ class _Risk:
                 lo, hi = (float(x) for x in h.epsilon_bracket(self.b))
             finally:
                 _release(h)
-            if hi <= self.a or lo > self.a or hi - lo <= tol * hi:
+            # (it decides the target in truth; or, coarser than the default accuracy, it is as
+            # narrow as asked. At the default tol an undecided bracket stands for fdp.dpsgd's
+            # default check, which must then be fdp.dpsgd's own grid: the contract that σ(1 −
+            # rtol) fails that check)
+            if hi <= self.a or lo > self.a or (tol > _TOL_DEFAULT and hi - lo <= tol * hi):
                 return lo, hi, npts
             if not (hi > lo and math.isfinite(hi)):
                 return None
