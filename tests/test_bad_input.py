@@ -436,3 +436,10 @@ def test_losses_beyond_the_float_range_read_inf_or_a_safe_value_never_an_error()
     r = rdp.subsampled_gaussian(1e200, 0.5)
     assert np.all((r > 0) & (r < 1e-300))
     assert np.all(rdp.gaussian(1e-200) > 0)  # (λμ²/2 underflowed to 0)
+
+
+def test_poisson_subsample_names_a_curve_that_is_not_one() -> None:
+    # raised AttributeError ('str' object has no attribute 'kind'), as subsample does not
+    for bad in ("x", None, 1.0, np.zeros(3)):
+        with pytest.raises(TypeError, match="f must be a TradeOff"):
+            fdp.poisson_subsample(bad, 0.5)  # type: ignore[arg-type]
