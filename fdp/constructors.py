@@ -176,10 +176,32 @@ def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
     def below(o: int, a: int, b: int) -> bool:
         """Point a on or above the chord o → b (o < a < b by slope): drop it. Scaled by s_b:
         (δ_a − δ_o)(1 − r_ob) ≥ (δ_b − δ_o)(r_ab − r_ob), r_xy = s_x/s_y ≤ 1."""
-        with np.errstate(under="ignore"):
-            r_ob = math.exp(lam[o] - lam[b]) if np.isfinite(lam[o]) else 0.0
-            r_ab = math.exp(lam[a] - lam[b])
-        return gap_d(a, o) * (1.0 - r_ob) >= gap_d(b, o) * (r_ab - r_ob)
+        # (1 − r_ob and r_ab − r_ob = r_ob (e^{λ_a − λ_o} − 1) by expm1: from two exps both
+        # near 1 they kept no digit where the slopes differ by ~1e-16, and a vertex of the hull
+        # was dropped — from_eps_delta([4e-17, 6e-17, 1], [1e-140, 1e-70, 0]) read δ(1e-10) =
+        # 1e-70 for the true 1e-140, a helper's hunt)
+        with np.errstate(under="ignore", over="ignore"):
+            if not np.isfinite(lam[o]):
+                # o is the zero line (slope 0, δ = 1): δ_a − 1 ≥ (δ_b − 1) r_ab, i.e.
+                # (1 − δ_b) r_ab − (1 − δ_a) ≥ 0 in complements (exact where δ ≈ 1: the
+                # bottom line of f_{300,0} against its top line, e^{−600} − e^{−300}), or
+                # (δ_a − δ_b) + (1 − δ_b)(r_ab − 1) ≥ 0 (where the δ are small: δ − 1 kept no
+                # digit of δ_a = 1e-30 beside r_ab − 1 = −5e-17), the form whose terms are
+                # smaller
+                r = math.exp(lam[a] - lam[b])
+                em = math.expm1(lam[a] - lam[b])
+                g = gap_d(a, b)
+                vc, vd = cv[b] * r - cv[a], g + cv[b] * em
+                ec = cv[b] * r + cv[a]
+                ed = abs(g) + cv[b] * abs(em) + max(dv[a], dv[b])
+                return bool((vc if ec <= ed else vd) >= 0.0)
+            one_minus = -math.expm1(lam[o] - lam[b])
+            d_ao = lam[a] - lam[o]
+            # (r_ab − r_ob = r_ob (e^{λ_a − λ_o} − 1), by expm1 where that difference is small;
+            # math.expm1 overflows past 709)
+            diff = (math.exp(lam[o] - lam[b]) * math.expm1(d_ao) if d_ao < 1.0
+                    else math.exp(lam[a] - lam[b]) - math.exp(lam[o] - lam[b]))
+        return gap_d(a, o) * one_minus >= gap_d(b, o) * diff
 
     hull: list[int] = []
     for i in range(lam.size):

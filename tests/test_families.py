@@ -255,3 +255,44 @@ def test_laplace_delta_is_never_below_the_truth(mu: float, frac: float) -> None:
     got = float(fdp.Laplace(mu).delta(eps))
     assert got >= truth
     assert got <= truth * (1 + 1e-14)
+
+
+def test_from_eps_delta_keeps_lines_whose_slopes_differ_by_an_ulp() -> None:
+    # A helper's hunt: the hull test formed 1 − e^{λ_o − λ_b} and e^{λ_a − λ_b} − e^{λ_o − λ_b}
+    # from exps near 1, which kept no digit where ε's differ by ~1e-16, and dropped a vertex:
+    # δ(1e-10) read 1e-70 (safe, 70 orders loose; the bracket's lower end the same, wrong side)
+    # and ε(1e-100) read 1 for 4e-17. Reference: sup_α (1 − e^ε α − max_i line_i(α)) over the
+    # lines' pairwise crossings, in mpmath.
+    import mpmath as mp
+
+    mp.mp.dps = 400
+
+    def delta_ref(eps_list: list[float], delta_list: list[float], e: float) -> mp.mpf:
+        lines = [(mp.mpf(0), mp.mpf(0))]  # β = c − sα as (s, c), with the zero line
+        for ei, di in zip(eps_list, delta_list, strict=True):
+            ei, di = mp.mpf(ei), mp.mpf(di)
+            lines += [(mp.exp(ei), 1 - di), (mp.exp(-ei), mp.exp(-ei) * (1 - di))]
+        pts = {mp.mpf(0)}
+        for i, (s1, c1) in enumerate(lines):
+            for s2, c2 in lines[i + 1:]:
+                if s1 != s2:
+                    a = (c1 - c2) / (s1 - s2)
+                    if 0 <= a <= 1:
+                        pts.add(a)
+        f = lambda a: max(c - s * a for s, c in lines)  # noqa: E731
+        return max(1 - mp.exp(mp.mpf(e)) * a - f(a) for a in pts)
+
+    cases = [([4e-17, 6e-17, 1.0], [1e-140, 1e-70, 0.0]),
+             ([1e-16, 1.5e-16, 2e-16, 3.0], [1e-30, 1e-20, 1e-10, 0.0]),
+             ([0.5, 0.5 + 1e-16, 2.0], [1e-50, 1e-60, 1e-200])]
+    for es, ds in cases:
+        f = fdp.from_eps_delta(es, ds)
+        for e in (1e-10, 3e-17, 0.5, 1.0):
+            exact = delta_ref(es, ds, e)
+            lo, hi = f.delta_bracket(e)
+            assert mp.mpf(float(lo)) <= exact <= mp.mpf(float(hi)), (es, ds, e)
+            # (tight up to the profile's absolute rounding allowance, a few u)
+            assert float(hi) <= float(exact) * (1 + 1e-9) + 1e-14, (es, ds, e)
+    f = fdp.from_eps_delta([4e-17, 6e-17, 1.0], [1e-140, 1e-70, 0.0])
+    lo, hi = f.epsilon_bracket(1e-100)  # δ(ε) ≤ 1e-100 from ε = 4e-17 − O(1e-100) on
+    assert lo <= 4e-17 <= hi <= 4e-17 * (1 + 1e-12)
