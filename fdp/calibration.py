@@ -518,7 +518,6 @@ class _Risk:
             _release(h)
         return opt, cons, npts
 
-
     def _sparse_try(self, f: TradeOff, t: int, tol: float) -> tuple[float, float, int] | None:
         """ε's bracket at δ = b from the engine on a fixed grid of step 0.01·a (a, the target ε,
         clipped to [0.01, 10]), or None where it neither decides the target nor (at a tol
@@ -526,8 +525,8 @@ class _Risk:
         :data:`SPARSE_MEAN`): the planner sizes the grid for ε at δ ≈ 1e-3, near 0 there, and
         built 2²¹ points at any tol — calibrate_sample_rate(0.3, 1000, eps=1, delta=1e-12)
         spent 73 s on one evaluation at tol 3 whose bracket was 2e-5 wide; on the fixed grid it
-        is 7e-5 wide in 0.14 s. Certified on any grid (the engine's
-        bracket holds for every step), so only the cost can differ."""
+        is 7e-5 wide in 0.14 s. Certified on any grid (the engine's bracket holds for every
+        step), so only the cost can differ."""
         from .composition import compose
 
         step = 0.01 * min(max(self.a, 0.01), 10.0)
