@@ -502,6 +502,11 @@ class _Risk:
                 if got is not None:
                     return got
             h = compose(f, repeat=t, numeric=True, tol=tol)
+        return self._read(h)
+
+    def _read(self, h: Any) -> tuple[float, float, int]:
+        """(optimistic, conservative) bounds on the risk from the engine's curve h, and its grid
+        size; h's grids are released."""
         try:
             npts = int(getattr(h, "info", {}).get("grid_points", 0) or 0)
             # (the brackets: taking h.upper would build the far-tail grid, see Bracketed)
@@ -535,11 +540,7 @@ class _Risk:
                 h: Any = compose(f, repeat=t, numeric=True, grid_step=step)
             except (ValueError, MemoryError):  # (a step too fine for the memory cap)
                 return None
-            try:
-                npts = int(getattr(h, "info", {}).get("grid_points", 0) or 0)
-                lo, hi = (float(x) for x in h.epsilon_bracket(self.b))
-            finally:
-                _release(h)
+            lo, hi, npts = self._read(h)  # (the kind is "eps": ε's bracket at δ = b)
             # (it decides the target in truth; or, coarser than the default accuracy, it is as
             # narrow as asked. At the default tol an undecided bracket stands for fdp.dpsgd's
             # default check, which must then be fdp.dpsgd's own grid: the contract that σ(1 −
