@@ -501,8 +501,36 @@ class _Risk:
                 got = self._sparse_try(f, t, tol)
                 if got is not None:
                     return got
+                got = self._sparse_pair(s, p, t, tol)
+                if got is not None:
+                    return got
             h = compose(f, repeat=t, numeric=True, tol=tol)
         return self._read(h)
+
+    def _sparse_pair(self, s: float, p: float, t: int, tol: float) -> tuple[
+            float, float, int] | None:
+        """ε's bracket at δ = b of the pair itself, as :func:`fdp.dpsgd` answers it, where that
+        answer is not the planned engine's own: a very sparse run, whose ε is read on fixed
+        grids (:meth:`fdp.sgd._ClosedFirst._on_grids`). It bounds either part: its conservative
+        end bounds both directions' ε, and its optimistic end the risk itself, so an optimistic
+        end above the target is a failure of the whole (what :class:`_Probe` makes of a part's).
+        So the default check is fdp.dpsgd's own, and a σ that passes it passes
+        ``fdp.dpsgd(σ, p, T).epsilon(δ)``. None elsewhere. Both parts ask it: the second time
+        it is the cached answer."""
+        from .sgd import _ClosedFirst, dpsgd
+
+        key = (s, p, t, tol)
+        hit = getattr(self, "_pair", None)
+        if hit is not None and hit[0] == key:
+            return hit[1]  # type: ignore[no-any-return]
+        conv = self.conv
+        h = dpsgd(s, p, t, sampling=conv.sampling, neighbours=conv.neighbours,
+                  sensitivity=conv.sensitivity, tol=tol)
+        if not (isinstance(h, _ClosedFirst) and h._sparse_bulk()):
+            return None
+        got = self._read(h)
+        self._pair = (key, got)
+        return got
 
     def _read(self, h: Any) -> tuple[float, float, int]:
         """(optimistic, conservative) bounds on the risk from the engine's curve h, and its grid

@@ -1197,6 +1197,18 @@ def _couple(comps: list[_Component], h: float, ratio: float, kappa: float) -> fl
     return width + _coupling_shift(n_a, h)
 
 
+def bulk_scale(lower_items: list[tuple[TradeOff, int]]) -> tuple[float, float, float]:
+    """(mean, variance, ε_ref) of the composed privacy loss under Q of ``lower_items`` ((curve,
+    count) pairs, the lower sides): ε_ref = max(mean + 3 sd, 3 sd, 1e-12) is about ε at δ ≈
+    1e-3, the ε whose width the bulk grid is planned for (:func:`_plan`)."""
+    mean = var = 0.0
+    for c, k in lower_items:
+        m, v = _moments(c)
+        mean += k * m
+        var += k * v
+    return mean, var, max(mean + 3.0 * math.sqrt(var), 3.0 * math.sqrt(var), 1e-12)
+
+
 def _plan(
     lower_items: list[tuple[TradeOff, int]],
     upper_items: list[tuple[TradeOff, int]],
@@ -1214,12 +1226,7 @@ def _plan(
     # finer than this grid: aligning to them only held the step at fractions of their span,
     # and searching an offset for their "pile" cost 10 ms)
     atoms = [(np.zeros(0), np.zeros(0)) if stage else _atoms(c) for c, _ in upper_items]
-    mean = var = 0.0
-    for c, k in lower_items:
-        m, v = _moments(c)
-        mean += k * m
-        var += k * v
-    eps_ref = max(mean + 3.0 * math.sqrt(var), 3.0 * math.sqrt(var), 1e-12)
+    mean, var, eps_ref = bulk_scale(lower_items)
     ratio = eps_ref / max(var, 1e-300) + 0.5  # R: ε-width per unit of total drift
     # weight of the drift below the support at ε_ref (Gaussian tail of the rest of the sum)
     kappa = math.sqrt(var) / (math.sqrt(var) + 3.0)

@@ -699,3 +699,16 @@ def test_sparse_calibrations_try_a_fixed_grid_and_stay_certified_and_tight() -> 
     assert add_eps(0.3, p, 1000)[1] <= 1.0 and add_eps(0.3, p * (1 + 1.01e-3), 1000)[0] > 1.0
     s = calibrate_dpsgd(1e-8, 10**6, eps=1.0, delta=1e-12)
     assert add_eps(s, 1e-8, 10**6)[1] <= 1.0 and add_eps(s * (1 - 1.01e-3), 1e-8, 10**6)[0] > 1.0
+
+
+def test_very_sparse_calibration_is_certified_and_tight_against_mpmath() -> None:
+    # T = 2, p = 1e-9: the planner's ε_ref is 2e-5 and fdp.dpsgd reads ε on fixed grids
+    # (fdp.sgd._ClosedFirst._on_grids); the calibration's default check is that answer. The
+    # σ found meets the target in truth and σ(1 − rtol) misses it in truth (mpmath: the add
+    # pair's exact δ, a 1-D integral; the remove direction's ε is at most 2e-9).
+    from tests.test_dpsgd import _add_delta_two_steps
+
+    s = calibrate_dpsgd(1e-9, 2, eps=0.05, delta=1e-13)
+    assert fdp.dpsgd(s, 1e-9, 2).epsilon(1e-13) <= 0.05
+    assert _add_delta_two_steps(1 / s, 1e-9, 0.05) <= 1e-13
+    assert _add_delta_two_steps(1 / (s * (1 - 1e-3)), 1e-9, 0.05) > 1e-13

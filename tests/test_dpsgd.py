@@ -505,3 +505,48 @@ def test_rarely_sampled_curve_comes_from_the_count_bounds_certified_and_tight() 
     assert np.all(f <= 1.0 - alpha + 1e-15) and np.all(np.diff(f) <= 0.0)
     assert np.all(np.diff(f, 2) >= -1e-12)  # convex
     assert c._engine is None  # (answered by the bounds: no grid built)
+
+
+def _add_delta_two_steps(mu: float, p: float, eps: float) -> mp.mpf:
+    """δ(ε) of the add pair of two Poisson-subsampled Gaussian steps, N(0, 1)² against
+    ((1 − p) N(0, 1) + p N(μ, 1))², by mpmath quadrature over x₁ of the exact inner integral
+    over x₂: the pair's loss per step ℓ(x) = log(1 − p + p e^{μx − μ²/2}) is increasing, so
+    {ℓ(x₁) + ℓ(x₂) > ε} = {x₂ > t(x₁)}, and the integrand is q(x₁) Q(X > t) − e^ε p(x₁) P(X > t)
+    (breakpoints at the kink where t reaches −∞)."""
+    mp.mp.dps = 30
+    mu_, p_, e_ = mp.mpf(mu), mp.mpf(p), mp.mpf(eps)
+
+    def t_of(x1: mp.mpf) -> mp.mpf:
+        a = mp.expm1(e_ - mp.log(1 - p_ + p_ * mp.exp(mu_ * x1 - mu_**2 / 2))) + p_
+        return -mp.inf if a <= 0 else (mu_**2 / 2 + mp.log(a / p_)) / mu_
+
+    def inner(x1: mp.mpf) -> mp.mpf:
+        t = t_of(x1)
+        q1 = (1 - p_) * mp.npdf(x1) + p_ * mp.npdf(x1 - mu_)
+        qc = (1 - p_) * mp.ncdf(-t) + p_ * mp.ncdf(mu_ - t)
+        return q1 * qc - mp.exp(e_) * mp.npdf(x1) * mp.ncdf(-t)
+
+    kink = (mu_**2 / 2 + mp.log(mp.expm1(e_ - mp.log(1 - p_)) / p_)) / mu_
+    pts = sorted({-mp.inf, mp.mpf(-5), mp.mpf(0), mu_ / 2, mu_, mu_ + 5, kink - 1, kink,
+                  kink + 1, mp.inf})
+    return mp.quad(inner, pts, maxdegree=10)
+
+
+@pytest.mark.parametrize("delta", [1e-13, 1e-15])
+def test_very_sparse_runs_answer_on_a_fixed_grid_certified_against_mpmath(delta: float) -> None:
+    # The planner sized the grid for ε at δ ≈ 1e-3 (ε_ref = 2e-5 at σ = 0.3, p = 8e-10, T =
+    # 1000) and built 2²¹ points for any δ: ε(1e-12) took 21 s. A grid of step ≈ 0.01·ε, sized
+    # from the sampled-count bound's ε, answers it within tol (0.3 s). Two steps, where the
+    # exact δ is a 1-D mpmath integral: the true ε lies in the bracket (δ_add(lo) ≥ δ ≥
+    # δ_add(hi); the remove direction's ε is at most −2 log(1 − p) ≈ 2e-9, below lo).
+    s, p = 0.3, 1e-9
+    c = dpsgd(s, p, 2)
+    lo, hi = c.epsilon_bracket(delta)
+    assert 0.0 < hi - lo <= 1e-3 * hi
+    assert lo > -2.0 * math.log1p(-p) * 1.01
+    assert _add_delta_two_steps(1 / s, p, lo) >= delta
+    assert _add_delta_two_steps(1 / s, p, hi) <= delta
+    cert = c.certificate(delta)
+    assert cert["epsilon"] == hi and cert["grid_step"] > 0.0  # (a fixed grid answered)
+    assert c._engine is None  # (and the planned engine was never built)
+    assert c.epsilon(delta) == hi
