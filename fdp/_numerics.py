@@ -118,6 +118,37 @@ def div_up(a: float, b: float) -> float:
     return math.nextafter(q, math.inf) if (a > 0.0 and q < math.inf) else q
 
 
+def div_down_array(a: np.ndarray, b: float) -> np.ndarray:
+    """a/b for a ≥ 0 and 0 < b ≤ 1, rounded toward 0 exactly: the IEEE quotient (correctly
+    rounded) where q·b ≤ a exactly, else one ulp below. The sign of a − q·b is exact by
+    Dekker's two-product (Dekker 1971) and Sterbenz's lemma (q·b is within a factor 2 of a);
+    below a = 2⁻⁹⁶⁰, where the product's error term could leave the normal range, the quotient
+    is simply taken one ulp down (never above a/b, since it was within half an ulp). A
+    relative margin instead made an exact quotient such as p/p = 1 read 1 − 2u.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> div_down_array(np.array([0.3, 1e-320, 0.1]), 0.1).tolist()
+    [2.9999999999999996, 9.9e-320, 1.0]
+    """
+    a = np.asarray(a, dtype=float)
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        q = a / b
+        split = 134217729.0  # 2²⁷ + 1
+        cq, cb = split * q, split * b
+        qh = cq - (cq - q)
+        ql = q - qh
+        bh = cb - (cb - b)
+        bl = b - bh
+        ph = q * b
+        pl = ((qh * bh - ph) + qh * bl + ql * bh) + ql * bl
+        over = (a - ph) - pl < 0.0
+    small = a < 2.0**-960
+    down = np.nextafter(q, 0.0)
+    return np.where(np.isfinite(q) & (over | small) & (a > 0.0), down, q)
+
+
 def round_decimal(x: float, digits: int, side: str, fixed: bool = False) -> decimal.Decimal:
     """``x`` to ``digits`` significant decimal digits (``fixed``: to ``digits`` decimal places),
     rounded toward ``side``: "up" (ceiling:

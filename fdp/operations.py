@@ -24,7 +24,15 @@ from fractions import Fraction
 import numpy as np
 
 from ._checks import check_int, check_scalar
-from ._numerics import TINY, UNIT_ROUNDOFF, line_envelope, lower_hull_c, norm_cdf, norm_isf
+from ._numerics import (
+    TINY,
+    UNIT_ROUNDOFF,
+    div_down_array,
+    line_envelope,
+    lower_hull_c,
+    norm_cdf,
+    norm_isf,
+)
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Bracketed
@@ -805,8 +813,10 @@ class Mixture(TradeOff):
             return np.zeros_like(delta)
         # (δ/p rounded down, f's ε rounded up by f, and expm1, the product and log1p within 4
         # ulps of the result together: rounded up by them; to nearest,
-        # Mixture(L_1, 1e-6).epsilon(0) was 1.8e-16 relative below the truth)
-        q = np.minimum(delta / p * (1.0 - 2.0 * UNIT_ROUNDOFF), 1.0)
+        # Mixture(L_1, 1e-6).epsilon(0) was 1.8e-16 relative below the truth. δ/p exactly: a
+        # margin of 2u made δ = p read f's ε at 1 − 2u, on f's steep part:
+        # subsample(Laplace(100), 0.001).epsilon(0.001) read 21 for the true 0)
+        q = np.minimum(div_down_array(delta, p), 1.0)
         inner = np.asarray(self.base.epsilon(q), dtype=float)
         with np.errstate(over="ignore"):
             out = np.log1p(p * np.expm1(np.minimum(inner, 700.0))) * (1.0 + 6.0 * UNIT_ROUNDOFF)

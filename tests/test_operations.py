@@ -419,3 +419,34 @@ def test_subsampled_upper_values_stay_above_the_line_just_below_y_star(mu: float
         truth = xs + ys - mp.mpf(x)
         assert mp.mpf(float(u)) >= truth and mp.mpf(float(v)) >= truth, (x, u, v, truth)
         assert mp.mpf(float(c(x))) <= truth
+
+
+@pytest.mark.parametrize("b", [1.0, 30.0, 100.0])
+@pytest.mark.parametrize("p", [1e-3, 0.3, 0.9])
+def test_mixture_epsilon_where_delta_over_p_is_exact_against_mpmath(b: float, p: float) -> None:
+    # Mixture's ε read f's ε at δ/p·(1 − 2u): at δ = p exactly (δ/p = 1) that is f's steep part,
+    # and subsample(Laplace(100), 0.001).epsilon(0.001) read 21 for the true 0. δ/p is now
+    # rounded down exactly (fdp._numerics.div_down_array). Reference (mpmath, 40 digits): f_p's
+    # ε(δ) = log(1 + p(e^{ε_L(δ/p)} − 1)) (theory §7), with the Laplace pair's ε_L(q) =
+    # b + 2 log(1 − q) for q ≤ 1 − e^{−b/2} and 0 above (δ_L(ε) = 1 − e^{(ε − b)/2} on [0, b]).
+    import mpmath as mp
+
+    mp.mp.dps = 40
+
+    def truth(delta: float, shift: int = 0) -> mp.mpf:
+        q = mp.mpf(delta) / p * (1 - shift * mp.mpf(2) ** -52)  # (shift: q some ulps lower)
+        if q >= 1 - mp.exp(-b / 2):
+            return mp.mpf(0)
+        return mp.log(1 + p * mp.expm1(b + 2 * mp.log(1 - q)))
+
+    m = fdp.subsample(fdp.Laplace(b), p)  # (its ε is its add pair's, the Mixture's, or larger)
+    mix = Mixture(fdp.Laplace(b), p)
+    for delta in [p, p * (1 - 1e-15), p * (1 - 1e-9), p * 0.5, p * 1e-6, 0.999 * p]:
+        t = truth(delta)
+        for curve in (mix, m):
+            e = float(curve.epsilon(delta))
+            assert e >= t, (curve, delta, e, t)
+            # (near q = 1 ε is steep in q: within the ε of q four ulps lower, which rounding
+            # δ/p to a float may take)
+            assert e <= truth(delta, 4) * (1 + 1e-9) + 1e-12, (curve, delta, e, t)
+    assert float(m.epsilon(p)) == 0.0 and float(mix.epsilon(p)) == 0.0
