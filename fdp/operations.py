@@ -16,6 +16,7 @@ upper curves carry through).
 
 from __future__ import annotations
 
+import copy
 import functools
 import math
 from dataclasses import dataclass
@@ -733,8 +734,19 @@ class Mixture(TradeOff):
         out._optimistic = True  # (δ read at ε' rounded up: see _delta)
         return out
 
-    #: the upper side of a bracket: f's ε' is rounded the other way in :meth:`_delta`
+    #: the upper side of a bracket: every rounding in :meth:`_delta` and :meth:`_epsilon`
+    #: the other way (toward more privacy)
     _optimistic = False
+
+    def _as_upper(self) -> Mixture:
+        """The exact curve with its ε and δ rounded toward more privacy (the lower ends of its
+        brackets), where f has such a twin (G_μ, L_μ); else itself."""
+        base = getattr(self.base, "_as_upper", None)
+        if self._optimistic or self.kind != "exact" or base is None:
+            return self
+        out = Mixture(base(), self.p)
+        out._optimistic = True
+        return out
 
     def inverse(self) -> TradeOff:
         """f_p⁻¹. For a PL base (or a bracket of them) a PL curve from the outcomes' masses:
@@ -802,9 +814,13 @@ class Mixture(TradeOff):
         # and by two subnormal ulps, which no relative margin reaches below the normal range:
         # Mixture(G_0.5, 1e-8).delta(1) read 8.656e-321 for 8.65625e-321)
         # (a product that underflowed to 0 is below TINY/2: the least subnormal bounds it)
-        prod = p * base * (1.0 + 4.0 * UNIT_ROUNDOFF)
-        val = np.where(base > 0.0, np.where(prod > 0.0, prod + 2.0 * TINY, TINY), 0.0)
-        below = -np.expm1(np.minimum(eps, 0.0)) * (1.0 + 4.0 * UNIT_ROUNDOFF)
+        if self._optimistic:  # (all rounded down)
+            val = np.maximum(p * base * (1.0 - 4.0 * UNIT_ROUNDOFF) - 2.0 * TINY, 0.0)
+            below = -np.expm1(np.minimum(eps, 0.0)) * (1.0 - 4.0 * UNIT_ROUNDOFF)
+        else:
+            prod = p * base * (1.0 + 4.0 * UNIT_ROUNDOFF)
+            val = np.where(base > 0.0, np.where(prod > 0.0, prod + 2.0 * TINY, TINY), 0.0)
+            below = -np.expm1(np.minimum(eps, 0.0)) * (1.0 + 4.0 * UNIT_ROUNDOFF)
         return np.minimum(np.where(eps > thr, val, below), 1.0)
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
@@ -816,11 +832,17 @@ class Mixture(TradeOff):
         # Mixture(L_1, 1e-6).epsilon(0) was 1.8e-16 relative below the truth. δ/p exactly: a
         # margin of 2u made δ = p read f's ε at 1 − 2u, on f's steep part:
         # subsample(Laplace(100), 0.001).epsilon(0.001) read 21 for the true 0)
-        q = np.minimum(div_down_array(delta, p), 1.0)
+        # (optimistic: δ/p rounded up, f's ε rounded down by f, the rest down by 6 ulps)
+        if self._optimistic:
+            with np.errstate(over="ignore"):
+                q = np.minimum(np.nextafter(np.asarray(delta, dtype=float) / p, np.inf), 1.0)
+        else:
+            q = np.minimum(div_down_array(delta, p), 1.0)
         inner = np.asarray(self.base.epsilon(q), dtype=float)
+        r = -6.0 if self._optimistic else 6.0
         with np.errstate(over="ignore"):
-            out = np.log1p(p * np.expm1(np.minimum(inner, 700.0))) * (1.0 + 6.0 * UNIT_ROUNDOFF)
-            return out + np.maximum(inner - 700, 0)
+            out = np.log1p(p * np.expm1(np.minimum(inner, 700.0))) * (1.0 + r * UNIT_ROUNDOFF)
+            return np.maximum(out + np.maximum(inner - 700, 0), 0.0)
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         p = self.p
@@ -1111,11 +1133,27 @@ class Subsampled(TradeOff):
         with np.errstate(over="ignore"):
             em1 = np.expm1(np.minimum(eps, 0.0))
             tail = np.exp(np.minimum(eps, 0.0)) * pos
-            neg = np.minimum(-em1 + tail + 4.0 * UNIT_ROUNDOFF * (np.abs(em1) + tail), 1.0)
+            r = -4.0 if self._optimistic else 4.0
+            neg = np.clip(-em1 + tail + r * UNIT_ROUNDOFF * (np.abs(em1) + tail), 0.0, 1.0)
         return np.where(eps >= 0, pos, neg)
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
         return self.mix._epsilon(delta)
+
+    #: the lower ends of the brackets: f_p's ε and δ rounded toward more privacy (see
+    #: :meth:`_as_upper`)
+    _optimistic = False
+
+    def _as_upper(self) -> Subsampled:
+        """The exact curve with ε and δ rounded toward more privacy, for the lower ends of its
+        brackets (f_p's optimistic twin, :meth:`Mixture._as_upper`; and 1 − e^ε + e^ε δ(−ε)
+        below ε = 0 rounded down). Its values β are this curve's."""
+        if self._optimistic:
+            return self
+        out = copy.copy(self)
+        out.mix = self.mix._as_upper()
+        out._optimistic = True
+        return out
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         # positive losses: those of f_p; negative: mirrored with P and Q swapped; an atom at 0

@@ -256,8 +256,9 @@ class TradeOff:
         """Certified (lower, upper) bounds on the exact ε(δ): ``(upper.epsilon, lower.epsilon)``.
 
         For an exact curve the upper end is ``epsilon(delta)`` (rounded up) and the lower end
-        the same value rounded down where the closed form knows how (``_as_upper``: G_μ, L_μ);
-        elsewhere both are ``epsilon(delta)``.
+        the same value rounded down where the closed form knows how (``_as_upper``: G_μ, L_μ,
+        and their mixtures and subsamplings); elsewhere both are ``epsilon(delta)``, and the
+        lower end is then within the curve's rounding (a few ulps) above the truth, not a bound.
         """
         up = self.upper
         if (up is self and self.kind == "exact" and hasattr(self, "_as_upper")
@@ -269,8 +270,9 @@ class TradeOff:
         """Certified (lower, upper) bounds on the exact δ(ε): ``(upper.delta, lower.delta)``.
 
         For an exact curve the upper end is ``delta(eps)`` (rounded up) and the lower end the
-        same value rounded down where the curve knows how (``_as_upper``: G_μ, L_μ and
-        piecewise-linear curves); elsewhere both are ``delta(eps)``.
+        same value rounded down where the curve knows how (``_as_upper``: G_μ, L_μ, their
+        mixtures and subsamplings, and piecewise-linear curves); elsewhere both are
+        ``delta(eps)``, and the lower end is then within the curve's rounding above the truth.
 
         Examples
         --------

@@ -4,6 +4,7 @@ Thm 4.2; theory §5–7), each against an independent computation or closed form
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -450,3 +451,45 @@ def test_mixture_epsilon_where_delta_over_p_is_exact_against_mpmath(b: float, p:
             # δ/p to a float may take)
             assert e <= truth(delta, 4) * (1 + 1e-9) + 1e-12, (curve, delta, e, t)
     assert float(m.epsilon(p)) == 0.0 and float(mix.epsilon(p)) == 0.0
+
+
+@pytest.mark.parametrize("kind", ["gauss", "laplace"])
+@pytest.mark.parametrize("p", [1e-4, 0.05, 0.7])
+def test_subsampled_and_mixture_brackets_hold_the_exact_value(kind: str, p: float) -> None:
+    # The brackets of Mixture and Subsampled returned their conservative value at both ends,
+    # so the lower end was above the truth by its rounding (and far above it where δ/p = 1:
+    # subsample(Laplace(100), 0.001) read (21, 21) for the true 0). The lower ends now come from
+    # the optimistic twin (_as_upper). Reference (mpmath, 40 digits): δ(ε) = p δ_f(ε') with
+    # ε' = log(1 + (e^ε − 1)/p) (theory §7; DRS Thm 4.2 for C_p), δ_G(ε) = Φ(−ε/μ + μ/2) −
+    # e^ε Φ(−ε/μ − μ/2) and δ_L(ε) = 1 − e^{(ε − b)/2} on [0, b]; ε(δ) at the float δ by
+    # Newton's method on that δ(ε).
+    import mpmath as mp
+
+    mp.mp.dps = 40
+    for b in ([0.5, 2.0, 10.0] if kind == "gauss" else [0.5, 3.0, 40.0]):
+        base = fdp.Gaussian(b) if kind == "gauss" else fdp.Laplace(b)
+        bm = mp.mpf(b)
+
+        def d_base(e: mp.mpf, bm: mp.mpf = bm) -> mp.mpf:
+            if kind == "gauss":
+                return mp.ncdf(-e / bm + bm / 2) - mp.exp(e) * mp.ncdf(-e / bm - bm / 2)
+            return 1 - mp.exp((e - bm) / 2) if e < bm else mp.mpf(0)
+
+        def d_mix(e: mp.mpf, d_base: Any = d_base) -> mp.mpf:
+            return p * d_base(mp.log(1 + mp.expm1(e) / p))
+
+        for curve in (fdp.subsample(base, p), Mixture(base, p)):
+            for e0 in [0.0, 0.3, 2.0, 6.0]:
+                t = d_mix(mp.mpf(e0))
+                lo, hi = curve.delta_bracket(e0)
+                assert lo <= t <= hi, (curve, e0, lo, hi, t)
+                if not 1e-300 < t < p * 0.999:
+                    continue
+                d = float(t)
+                e = mp.mpf(e0)
+                for _ in range(6):  # Newton on δ(ε) = d (δ' by mpmath's numerical derivative)
+                    e -= (d_mix(e) - d) / mp.diff(d_mix, e)
+                e = max(e, 0)  # (at δ(0), the float δ may lie just above: ε = 0)
+                lo, hi = curve.epsilon_bracket(d)
+                assert lo <= e <= hi, (curve, d, lo, hi, e)
+                assert hi - lo <= 1e-12 * hi + 1e-13
