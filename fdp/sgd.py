@@ -774,10 +774,16 @@ class _ClosedFirst(Bracketed):
     def _delta_closed(self, e: float) -> tuple[float, float] | None:
         if not e >= self._cap:  # (below the cap the remove direction's δ may count)
             return None
+        if e == math.inf:  # (every loss is finite: no mass at +∞)
+            return 0.0, 0.0
         b = self._count
         hi = float(b.delta_upper(e)[0])
         lo = float(b.delta_lower(e)[0])
-        return (lo, hi) if hi - lo <= self._width * hi else None
+        # (no width is promised below δ = 0.5e-30, as for the engine's: δ(∞) read the least
+        # subnormal against 0 and built the engine for it)
+        from .numeric import DELTA_PROMISE_FLOOR
+
+        return (lo, hi) if hi - lo <= self._width * hi or hi < DELTA_PROMISE_FLOOR else None
 
     # -- then engines on fixed grids, coarse to fine
     #: the fixed grids' steps: from 2^⌊log2(0.01·ε)⌋ (ε clipped to [0.01, 10]) down by 4x a

@@ -764,7 +764,7 @@ class SampledCountBound:
 
         mu, n = self.mu, float(self.n)
         plain = float(log_delta(mu * (1.0 + 4.0 * UNIT_ROUNDOFF), ep))
-        if self.n < 2 or ep <= 0.0:
+        if self.n < 2 or ep <= 0.0 or ep == math.inf:  # (at ε' = ∞ the split reads ∞ − ∞)
             return plain
         ln = math.log(n)
         lm = np.linspace(-mu * mu / 2.0, max(1.5 * mu * mu + 5.0 * mu, ep + ln + 5.0), 96)
