@@ -20,6 +20,7 @@ See :mod:`fdp.pld` for the details, and for the δ range over which the result i
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -30,7 +31,7 @@ from ._numerics import TINY, UNIT_ROUNDOFF, add_up_array, log_binomial_terms
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity
 from .pld import compose_numeric
-from .tradeoff import LossBins, PiecewiseLinear, TradeOff
+from .tradeoff import LossBins, PiecewiseLinear, TradeOff, inherit_twin
 
 __all__ = ["compose", "DeltaMix", "kov"]
 
@@ -82,11 +83,27 @@ class DeltaMix(TradeOff):
     def is_symmetric(self) -> bool:
         return self.base.is_symmetric
 
+    #: the optimistic twin of an exact curve (:meth:`_as_upper`): rounded toward more privacy
+    _optimistic = False
+
+    def _as_upper(self) -> DeltaMix:
+        """The exact curve with ε and δ rounded toward more privacy (the lower ends of its
+        brackets), from f's optimistic twin where f has one (G_μ, L_μ, PL curves); else
+        itself."""
+        if self._optimistic or self.kind != "exact" or not self.base._has_twin():
+            return self
+        out = DeltaMix(self.base._as_upper(), self.delta_)  # type: ignore[attr-defined]
+        out._optimistic = True
+        return out
+
+    def _has_twin(self) -> bool:
+        return self._as_upper() is not self
+
     @property
     def _rounds_up(self) -> bool:
         """Whether δ' is rounded up (less privacy: an exact curve or a pessimistic side) or
         down (the optimistic side of a bracket)."""
-        return getattr(self.base, "_side", "lower") != "upper"
+        return not self._optimistic and getattr(self.base, "_side", "lower") != "upper"
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         """δ + (1 − δ) δ_f(ε), rounded toward this curve's side: where δ_f is far below an ulp
@@ -136,6 +153,10 @@ class DeltaMix(TradeOff):
 def _delta_mix_pl(f: PiecewiseLinear, d: float, keep: float | None = None) -> PiecewiseLinear:
     """f ⊗ f_{0,δ} for a piecewise-linear f, as a piecewise-linear curve (exact). ``keep`` is
     1 − δ when known more precisely than from δ (δ close to 1)."""
+    return inherit_twin(_delta_mix_pl_of(f, d, keep), f)  # type: ignore[no-any-return]
+
+
+def _delta_mix_pl_of(f: PiecewiseLinear, d: float, keep: float | None) -> PiecewiseLinear:
     if d == 0.0:
         return f
     s = 1.0 - d if keep is None else min(keep, 1.0 - d if d < 0.5 else keep)
@@ -146,9 +167,12 @@ def _delta_mix_pl(f: PiecewiseLinear, d: float, keep: float | None = None) -> Pi
         # kov(2, 0.001, 50).delta(43.4865) read 44 ulps below the exact KOV sum (a helper's
         # hunt against mpmath)
         s_err = 8.8e-16 * (1.0 + abs(math.log(s))) if s > 0.0 else 0.0
+        err = f._loss_err
+        err = (np.append(np.where(np.isfinite(loss), err, 0.0), 0.0)
+               if err is not None and err.size == loss.size else None)
         out = PiecewiseLinear.from_masses(
             np.append(s * p, d), np.append(s * q, 0.0), q_inf=d + s * f._mass_qinf,
-            loss=np.append(loss, -np.inf), kind=f.kind,
+            loss=np.append(loss, -np.inf), loss_err=err, kind=f.kind,
             mass_rtol=f._mass_rtol + s_err + 2.0 * UNIT_ROUNDOFF,
         )
         # (an atom that is δ itself is exact: ε(δ) stays the largest finite loss, not ∞; so is
@@ -200,10 +224,10 @@ def kov(eps: float, delta: float, k: int) -> PiecewiseLinear:
         # underflow, and without them the outcomes would join the +∞ atom
         u = UNIT_ROUNDOFF
         loss = (k - 2.0 * l) * e
-        loss = loss + 2.0 * u * np.abs(loss)
         # s_, r_ within u each: a term s^l r^{k−l} within k u, relatively
         rtol = max(rp, rq) + (k + 4.0) * u
-        base = PiecewiseLinear.from_masses(np.exp(lp), _exp_up(lq), loss=loss, mass_rtol=rtol)
+        base = PiecewiseLinear.from_masses(np.exp(lp), _exp_up(lq), loss=loss,
+                                           loss_err=2.0 * u * np.abs(loss), mass_rtol=rtol)
     lk = k * math.log1p(-d) if d < 1.0 else -math.inf
     # 1 − (1 − δ)^k, rounded up (as in _closed_form; to nearest, kov(0.1, 1e-3, 50).delta(43)
     # read an ulp below the exact atom)
@@ -249,7 +273,7 @@ def _binomial_power(f: PiecewiseLinear, n: int) -> PiecewiseLinear:
         if fp[i] > 0 and fq[i] > 0 and math.isfinite(fl[i]) else 0.0
         for i in (0, 1)
     )
-    loss = np.where(np.isfinite(loss), loss + l * e0 + (n - l) * e1, loss)
+    loss_err = np.where(np.isfinite(loss), l * e0 + (n - l) * e1, 0.0)
     # (the masses' own +∞ atom: evaluation's q_inf also holds segments whose P-mass underflowed,
     # which f._masses keep with their losses; counting them twice gave rr(800)^3 a q_inf of 2)
     qi = f._mass_qinf
@@ -258,12 +282,21 @@ def _binomial_power(f: PiecewiseLinear, n: int) -> PiecewiseLinear:
     # (1 − q_∞)^n for Q, which the binomial terms of q already carry (q₀ + q₁ = 1 − q_∞)
     # exp(x) of a log term known to |Δx| is known to a relative |Δx| (+ exp's own ulp)
     rtol = max(rp, rq) + 4.0 * UNIT_ROUNDOFF
-    return PiecewiseLinear.from_masses(
-        p, q, q_inf=q_inf, loss=loss, name=f"{f!r}^{n}", mass_rtol=rtol + f._mass_rtol * n
-    )
+    return inherit_twin(PiecewiseLinear.from_masses(  # type: ignore[no-any-return]
+        p, q, q_inf=q_inf, loss=loss, loss_err=loss_err, name=f"{f!r}^{n}",
+        mass_rtol=rtol + f._mass_rtol * n,
+    ), f)
 
 
-def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear | None:
+def _optimistic_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear:
+    """The optimistic twin of :func:`_exact_product`'s curve (its ``_as_upper``)."""
+    out = _exact_product(curves, optimistic=True)
+    assert out is not None  # (the same sizes as the product it stands for)
+    return out._as_upper()
+
+
+def _exact_product(curves: list[tuple[PiecewiseLinear, int]],
+                   optimistic: bool = False) -> PiecewiseLinear | None:
     """Product of discrete curves by convolving their masses; None if too large (the engine
     takes over). Work is capped at EXACT_PRODUCT_LIMIT outcomes per step and EXACT_WORK_LIMIT
     in total, so this path never goes quadratic in the number of steps.
@@ -279,7 +312,12 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear
     outcomes are a garbling of the two (each a mixture of their likelihood ratios with its
     own), so the curve is ≤ the exact one (data processing; δ(ε) = E_P[(e^L − e^ε)₊] is
     convex in e^L). A plain merge, which sums both masses, is itself post-processing: its
-    chord lay 7.9e-12 above the exact RR(1) ⊗ RR(1 + 4e-11) at α = 0.269."""
+    chord lay 7.9e-12 above the exact RR(1) ⊗ RR(1 + 4e-11) at α = 0.269.
+
+    ``optimistic``: the other way, for the lower ends of the brackets (the curve's
+    ``_as_upper``): each summed loss rounded down (and the factors' losses lowered by their
+    recorded rounding), and a group merged plainly (post-processing: δ no larger) at its
+    smallest loss (δ lower still)."""
     if len(curves) == 1 and curves[0][0]._masses[0].size == 2 and curves[0][1] > 1:
         return _binomial_power(*curves[0])
     p = np.ones(1)
@@ -290,6 +328,7 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear
     chord = 0.0  # relative excess of the whole merges (see below)
     for f, n in curves:
         fp, fq, fl = f._masses
+        fl = fl - f._loss_errs() if optimistic else fl + f._loss_errs()
         keep_inf += n * math.log1p(-f._mass_qinf) if f._mass_qinf < 1.0 else -math.inf
         for _ in range(n):
             work += p.size * fp.size
@@ -299,8 +338,11 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear
             pos = np.outer(q > 0, fq > 0).ravel()
             with np.errstate(under="ignore"):
                 q = np.outer(q, fq).ravel()
-            q = np.where(pos & (q == 0.0), TINY, q)  # (see _exp_up)
-            loss = add_up_array(np.repeat(loss, fl.size), np.tile(fl, loss.size))
+            if optimistic:  # (a Q-mass that underflowed stays 0: raised, δ would rise)
+                loss = -add_up_array(-np.repeat(loss, fl.size), -np.tile(fl, loss.size))
+            else:
+                q = np.where(pos & (q == 0.0), TINY, q)  # (see _exp_up)
+                loss = add_up_array(np.repeat(loss, fl.size), np.tile(fl, loss.size))
             # merge outcomes whose losses agree to 1e-10, pessimistically (see the docstring)
             key = np.where(np.isfinite(loss), np.round(loss, 10), loss)
             order = np.argsort(key, kind="stable")
@@ -310,6 +352,9 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear
             inv = np.cumsum(new) - 1
             lmax = np.maximum.reduceat(loss, starts)
             lmin = np.minimum.reduceat(loss, starts)
+            if optimistic:  # a plain merge at the smallest loss
+                p, q, loss = np.add.reduceat(p, starts), np.add.reduceat(q, starts), lmin
+                continue
             with np.errstate(invalid="ignore", divide="ignore"):
                 span = np.where(np.isfinite(lmax), lmax - lmin, 0.0)
                 # (spans within float rounding of sums taken in another order are merged
@@ -337,7 +382,15 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear
     # a split, within 4u: (6 steps + 4)u, plus the factors' own relative errors
     steps = sum(n for _, n in curves)
     rtol = (6.0 * steps + 4.0) * UNIT_ROUNDOFF + sum(n * c._mass_rtol for c, n in curves) + chord
-    return PiecewiseLinear.from_masses(p, q, q_inf=q_inf, loss=loss, name=name, mass_rtol=rtol)
+    out = PiecewiseLinear.from_masses(p, q, q_inf=q_inf, loss=loss, name=name, mass_rtol=rtol)
+    if not optimistic:
+        # (its merges are garblings and its sums are rounded up: no optimistic reading comes
+        # from these masses, nor from a curve derived from them; its own comes from the
+        # optimistic product, where every factor has one)
+        out._twin_ok = False
+        if all(c._twin_ok for c, _ in curves):
+            out._twin_build = functools.partial(_optimistic_product, curves)
+    return out
 
 
 # ---------------------------------------------------------------------------------- front end

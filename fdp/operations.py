@@ -37,7 +37,7 @@ from ._numerics import (
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Bracketed
-from .tradeoff import Inverse, LossBins, PiecewiseLinear, TradeOff, _swap_masses
+from .tradeoff import Inverse, LossBins, PiecewiseLinear, TradeOff, _swap_masses, inherit_twin
 
 __all__ = [
     "group",
@@ -100,8 +100,47 @@ def min_envelope(
         out = out._as_upper()
         out.__class__ = _UpperEnvelope
         out._parts = (f, g)  # type: ignore[attr-defined]
+    elif f._side == g._side == "lower":
+        out.__class__ = _LowerEnvelope
+        out._parts = (f, g)  # type: ignore[attr-defined]
     out._self_inverse = symmetric
-    return out
+    if out.__class__ is _LowerEnvelope:  # (its profile and its twin's are the parts')
+        out._twin_ok = f._has_twin() and g._has_twin()
+        return out
+    return inherit_twin(out, f, g)  # type: ignore[no-any-return]
+
+
+class _PartsEnvelope(PiecewiseLinear):
+    """min{f, g}** with δ and ε the larger of the parts' own (the envelope's privacy profile
+    is max(δ_f, δ_g) exactly, theory §3; the proof is :class:`_ProfileMax`'s, so ε(δ) is
+    max(ε_f(δ), ε_g(δ))); β from the hull of their breakpoints. With lower parts this is
+    :class:`_LowerEnvelope`; with the parts' optimistic twins, its twin (each part's reading at
+    most its true value, so the larger at most the envelope's)."""
+
+    _parts: tuple[PiecewiseLinear, PiecewiseLinear]
+
+    def _delta(self, eps: np.ndarray) -> np.ndarray:
+        f, g = self._parts
+        return np.maximum(f._delta(eps), g._delta(eps))
+
+    def _epsilon(self, delta: np.ndarray) -> np.ndarray:
+        f, g = self._parts
+        return np.maximum(f._epsilon(delta), g._epsilon(delta))
+
+
+class _LowerEnvelope(_PartsEnvelope):
+    """min{f, g}** of two lower (conservative or exact) curves, δ and ε from the parts, each
+    read from its own masses and losses on its side. The hull's breakpoints lose what the
+    parts keep: beyond ε ≈ 708 their kinks underflow, and
+    poisson_subsample(EpsDelta(744), 0.3).symmetric read ε(1e-3) = 742.54 for the true 742.79
+    (below it), and ∞ at ε = 800."""
+
+    def _as_upper(self) -> PiecewiseLinear:
+        f, g = self._parts
+        out = PiecewiseLinear._as_upper(self)
+        out.__class__ = _PartsEnvelope
+        out._parts = (f._as_upper(), g._as_upper())  # type: ignore[attr-defined]
+        return out
 
 
 class _UpperEnvelope(PiecewiseLinear):
@@ -209,6 +248,8 @@ def _mixed_losses(loss: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
     the add pair of f ≡ 0 put its inverse's largest loss −log(1 − p) 1e-16 below the truth,
     where δ is 5e-18, not 0.)"""
     lp1 = math.log1p(-p) if p < 1.0 else -np.inf
+    if p == 1.0:  # (ℓ' = ℓ, exactly)
+        return np.asarray(loss, dtype=float).copy(), np.zeros(np.shape(loss))
     with np.errstate(divide="ignore", invalid="ignore"):
         new_loss = np.logaddexp(lp1, math.log(p) + loss)
         err = 4.0 * UNIT_ROUNDOFF * (np.abs(new_loss) + (abs(lp1) if p < 1.0 else 0.0)
@@ -217,6 +258,15 @@ def _mixed_losses(loss: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
+    """f_p = p f + (1 − p) Id for a PL curve (:func:`_mixture_pl_of`), with f's twin flag."""
+    out = _mixture_pl_of(f, p)
+    if not f._twin_ok:
+        inherit_twin(out, f)
+        inherit_twin(out.inverse(), f)
+    return out
+
+
+def _mixture_pl_of(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     """f_p = p f + (1 − p) Id for a PL curve (exact): T(P, (1 − p)P + pQ), outcome by outcome
     (loss ℓ ↦ log(1 − p + p e^ℓ); Q's +∞ atom keeps P-mass 0). Its inverse is built alongside,
     with the losses' rounding charged the other way."""
@@ -224,13 +274,18 @@ def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     if not f._bound and f._side == "lower" and p > 0.0:  # from the masses: no running sums
         pm, qm, loss = f._masses
         new_loss, err = _mixed_losses(loss, p)
+        err = err + f._loss_errs()  # (ℓ ↦ ℓ' has slope at most 1: f's errors carry over)
         qq = (1.0 - p) * pm + p * qm
+        # (the losses to nearest with their rounding bounds: each side charges them its way)
         mix = PiecewiseLinear.from_masses(
-            pm, qq, q_inf=p * f._mass_qinf, loss=new_loss + err, kind=f.kind, mass_rtol=rtol,
+            pm, qq, q_inf=p * f._mass_qinf, loss=new_loss, loss_err=err, kind=f.kind,
+            mass_rtol=rtol,
         )
-        (ip, iq, il), iq_inf = _swap_masses(pm, qq, new_loss - err, p * f._mass_qinf)
+        (ip, iq, il), iq_inf = _swap_masses(pm, qq, new_loss, p * f._mass_qinf)
+        neg = np.isneginf(new_loss)
         inv = PiecewiseLinear.from_masses(
-            ip, iq, q_inf=iq_inf, loss=il, kind=f.kind, mass_rtol=rtol,
+            ip, iq, q_inf=iq_inf, loss=il, loss_err=np.append(err[~neg][::-1], 0.0),
+            kind=f.kind, mass_rtol=rtol,
         )
         mix._inverse_of, inv._inverse_of = inv, mix
         return mix
@@ -477,7 +532,7 @@ def _group_general(f: TradeOff, k: int) -> TradeOff:
         )
     if isinstance(f, PiecewiseLinear):
         lost: list[bool] = []
-        lo = _group_pl(f, k, lost_out=lost)
+        lo = inherit_twin(_group_pl(f, k, lost_out=lost), f)
         if f.kind != "exact" or not lost:
             return _named(lo, f"group({f!r}, {k})")
         # kinks were lost to underflow: the exact curve lies between the two
@@ -741,12 +796,14 @@ class Mixture(TradeOff):
     def _as_upper(self) -> Mixture:
         """The exact curve with its ε and δ rounded toward more privacy (the lower ends of its
         brackets), where f has such a twin (G_μ, L_μ); else itself."""
-        base = getattr(self.base, "_as_upper", None)
-        if self._optimistic or self.kind != "exact" or base is None:
+        if self._optimistic or self.kind != "exact" or not self.base._has_twin():
             return self
-        out = Mixture(base(), self.p)
+        out = Mixture(self.base._as_upper(), self.p)  # type: ignore[attr-defined]
         out._optimistic = True
         return out
+
+    def _has_twin(self) -> bool:
+        return self._as_upper() is not self
 
     def inverse(self) -> TradeOff:
         """f_p⁻¹. For a PL base (or a bracket of them) a PL curve from the outcomes' masses:
@@ -1248,14 +1305,50 @@ def subsample(f: TradeOff, p: float) -> TradeOff:
     if isinstance(f, (Gaussian, Laplace)) and (f.mu > 0):
         return Subsampled(f, p)
     if isinstance(f, PiecewiseLinear):
+        name = f"subsample({f!r}, {p:.6g})"
+        got = _subsampled_pl(f, p)
+        if got is not None:
+            return _named(got, name)
         fp = _mixture_pl(f, p)
-        return _named(
-            min_envelope(fp, fp.inverse(), symmetric=True), f"subsample({f!r}, {p:.6g})"
-        )
+        return _named(min_envelope(fp, fp.inverse(), symmetric=True), name)
     if f.kind == "approximation":
         return subsample(f.to_piecewise(), p)
     lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)
     return Bracketed(subsample(lo, p), subsample(hi, p), name=f"subsample({f!r}, {p:.6g})")
+
+
+def _subsampled_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear | None:
+    """C_p(f) for a symmetric exact PL curve f, from its masses and losses (None for other
+    curves): DRS Thm 4.2 makes it f_p on [0, x*], the line of slope −1, and f_p⁻¹ beyond, so
+    its outcomes are f_p's of positive loss ℓ' = log(1 − p + p e^ℓ) (ℓ > 0), their mirror
+    images (P and Q swapped, loss −ℓ'), an atom of loss 0 with P = Q = y* − x* = 1 − Σ(p_j +
+    q_j') − p q_∞, and f_p's +∞ atom p q_∞ with its mirror at −∞. The losses stay explicit (the
+    hull of f_p's and f_p⁻¹'s breakpoints read them from the breakpoints, which underflow
+    beyond ε ≈ 708: subsample(EpsDelta(744), 0.3) read ε(1e-3) = 742.54 for the true 742.79),
+    with their rounding (:func:`_mixed_losses`) charged on each side."""
+    if f._bound or f._side != "lower" or f.kind != "exact" or not 0.0 < p <= 1.0:
+        return None
+    if not (isinstance(f, EpsDelta) or f.is_symmetric):
+        return None
+    pm, qm, loss = f._masses
+    pos = loss > 0.0
+    new_loss, err = _mixed_losses(loss[pos], p)
+    err = err + f._loss_errs()[pos]
+    pp = pm[pos]
+    qq = (1.0 - p) * pm[pos] + p * qm[pos]
+    qi = p * f._mass_qinf
+    m0 = max(1.0 - (float(pp.sum()) + float(qq.sum()) + qi), 0.0)
+    out = PiecewiseLinear.from_masses(
+        np.concatenate([pp, qq, [m0, qi]]),
+        np.concatenate([qq, pp, [m0, 0.0]]),
+        q_inf=qi,
+        loss=np.concatenate([new_loss, -new_loss, [0.0, -np.inf]]),
+        loss_err=np.concatenate([err, err, [0.0, 0.0]]),
+        kind="exact",
+        mass_rtol=f._mass_rtol + 8.0 * UNIT_ROUNDOFF,
+    )
+    out._self_inverse = True
+    return inherit_twin(out, f)  # type: ignore[no-any-return]
 
 
 def _poisson_pl(

@@ -80,6 +80,10 @@ class TradeOff:
 
     #: what the curve is: "exact", "bracket" (certified lower/upper) or "approximation".
     kind: Kind = "exact"
+    #: whether ``_as_upper`` (where there is one) reads this exact curve's ε and δ rounded
+    #: toward more privacy, so that brackets take their lower ends from it; False for curves
+    #: whose masses are already a pessimistic garbling (``fdp.composition._exact_product``)
+    _twin_ok: bool = True
 
     # ------------------------------------------------------------------ evaluation
     def __call__(self, alpha: Any) -> float | np.ndarray:
@@ -215,11 +219,13 @@ class TradeOff:
         """The smallest ε ≥ 0 with δ(ε) ≤ delta (vectorized over delta ∈ [0, 1]).
 
         0 when delta ≥ δ(0); ``inf`` when no finite ε works (e.g. delta < 1 − f(0)).
-        For a bracketed curve this is a certified upper bound on the true ε.
+        For a bracketed curve this is a certified upper bound on the true ε. At delta = 1 it
+        is 0 for every curve (δ(0) is a total variation distance, at most 1), whatever the
+        rounding margins of δ near 1 would read (EpsDelta(50).epsilon(1.0) read 15.57).
         """
         d = as_array("delta", delta, low=0.0, high=1.0)
         out = np.asarray(self._epsilon(np.atleast_1d(d)), dtype=float).reshape(d.shape)
-        return _scalar_or_array(np.maximum(out, 0.0), d)
+        return _scalar_or_array(np.where(d >= 1.0, 0.0, np.maximum(out, 0.0)), d)
 
     def _epsilon(self, delta: np.ndarray) -> np.ndarray:
         """Generic ε(δ): bisection on the non-increasing δ(ε) with a growing bracket, returning
@@ -261,9 +267,8 @@ class TradeOff:
         lower end is then within the curve's rounding (a few ulps) above the truth, not a bound.
         """
         up = self.upper
-        if (up is self and self.kind == "exact" and hasattr(self, "_as_upper")
-                and not isinstance(self, PiecewiseLinear)):
-            up = self._as_upper()
+        if up is self and self.kind == "exact" and self._has_twin():
+            up = self._as_upper()  # type: ignore[attr-defined]
         return up.epsilon(delta), self.lower.epsilon(delta)
 
     def delta_bracket(self, eps: Any) -> tuple[Any, Any]:
@@ -282,9 +287,15 @@ class TradeOff:
         True
         """
         up = self.upper
-        if up is self and self.kind == "exact" and hasattr(self, "_as_upper"):
-            up = self._as_upper()
+        if up is self and self.kind == "exact" and self._has_twin():
+            up = self._as_upper()  # type: ignore[attr-defined]
         return up.delta(eps), self.lower.delta(eps)
+
+    def _has_twin(self) -> bool:
+        """Whether ``_as_upper`` gives an optimistic reading of this exact curve: from its own
+        masses (``_twin_ok``) or from a builder (``_twin_build``)."""
+        return hasattr(self, "_as_upper") and (
+            self._twin_ok or getattr(self, "_twin_build", None) is not None)
 
     # ------------------------------------------------------------------ privacy-loss view
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
@@ -768,6 +779,13 @@ class PiecewiseLinear(TradeOff):
         masses raised by their rounding)."""
         _, q, loss = self._masses
         err = self._loss_err
+        if err is not None and err.size == loss.size and err.any() and self._side == "upper":
+            # (the optimistic twin, :meth:`_as_upper`: lowered by their rounding, kept
+            # non-increasing: the smallest lowered value at or before each)
+            fin = np.isfinite(loss)
+            down = np.where(fin, loss - err, loss)
+            down = np.where(fin, np.minimum.accumulate(np.where(fin, down, np.inf)), loss)
+            return q, np.minimum(down, loss)
         if err is not None and err.size == loss.size and err.any():
             # losses computed from the masses, raised by their rounding (kept non-increasing:
             # the largest raised value at or after each): from_distributions([.75, .25],
@@ -946,16 +964,34 @@ class PiecewiseLinear(TradeOff):
         alpha = np.asarray(alpha, dtype=float)
         return self._eval_pair(alpha, 1.0 - alpha, "up")[0]
 
+    #: builds this curve's optimistic twin where its own masses cannot give one (see
+    #: ``_twin_ok``; :func:`fdp.composition._exact_product`)
+    _twin_build: Any = None
+
+    def _loss_errs(self) -> np.ndarray:
+        """The recorded rounding bounds of the losses of ``_masses`` (0 where none)."""
+        loss = self._masses[2]
+        err = self._loss_err
+        if err is None or err.size != loss.size:
+            return np.zeros(loss.size)
+        return np.where(np.isfinite(loss), err, 0.0)
+
     def _as_upper(self) -> PiecewiseLinear:
         """The same curve read as a certified UPPER curve: δ and ε rounded down, not up."""
         if self._side == "upper":
             return self
+        if self._twin_build is not None:
+            twin = self.__dict__.get("_twin")
+            if twin is None:
+                twin = self._twin = self._twin_build()
+            return twin  # type: ignore[no-any-return]
         out = PiecewiseLinear(
             self._a, self._b, alpha_c=self._ac, beta_c=self._bc, q_inf=self._qinf,
             q_cum=self._qc, kind=self.kind, name=self._name, masses=self._given_masses,
             side="upper", offset=0.0, mass_q_inf=self._mass_qinf, bound=True,
             mass_rtol=self._mass_rtol,
         )
+        out._loss_err = self._loss_err  # (its losses read lowered by them: _profile_masses)
         return out
 
     def _eval_c(self, alpha: np.ndarray) -> np.ndarray:
@@ -978,6 +1014,9 @@ class PiecewiseLinear(TradeOff):
         return out
 
     def _build_inverse(self) -> PiecewiseLinear:
+        return inherit_twin(self._build_inverse_of(), self)
+
+    def _build_inverse_of(self) -> PiecewiseLinear:
         # from the masses only for a probability pair (an engine curve's grid measure is not one)
         plain = self._offset == 0.0 and not self._bound
         given = self._given_masses is not None
@@ -1129,6 +1168,14 @@ class PiecewiseLinear(TradeOff):
             return self._name
         return f"PiecewiseLinear({self._a.size} breakpoints, kind={self.kind!r})"
 
+
+
+def inherit_twin(out: TradeOff, *parents: TradeOff) -> Any:
+    """``out`` with ``_twin_ok`` False where a parent's is (a curve derived from masses that are
+    a pessimistic garbling has no optimistic reading either); returns ``out``."""
+    if not all(getattr(f, "_twin_ok", True) for f in parents):
+        out._twin_ok = False
+    return out
 
 
 def _swap_masses(

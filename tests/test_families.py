@@ -296,3 +296,45 @@ def test_from_eps_delta_keeps_lines_whose_slopes_differ_by_an_ulp() -> None:
     f = fdp.from_eps_delta([4e-17, 6e-17, 1.0], [1e-140, 1e-70, 0.0])
     lo, hi = f.epsilon_bracket(1e-100)  # δ(ε) ≤ 1e-100 from ε = 4e-17 − O(1e-100) on
     assert lo <= 4e-17 <= hi <= 4e-17 * (1 + 1e-12)
+
+
+def test_brackets_where_delta_is_flat_hold_the_exact_value() -> None:
+    # A hunt: where δ(ε) is within ulps of the δ asked over a long range of ε, the brackets of
+    # exact curves read their conservative value at both ends, far above the truth:
+    # EpsDelta(50).epsilon_bracket(1.0) = (15.57, 15.57) for the true 0, and
+    # subsample(Gaussian(17), 0.5).epsilon_bracket(0.5) = (8.96, 8.96) for the true 0. The
+    # lower ends now come from optimistic readings, and ε(1) = 0 for every curve (δ(0) is a
+    # total variation distance). Reference (mpmath, 80 digits): f_{ε,0} has the two-point loss
+    # ±ε, ε(δ) = max(0, log(e^ε − δ(1 + e^ε))); C_p(G_μ)'s δ(0) = p(Φ(μ/2) − Φ(−μ/2)) < p.
+    import mpmath as mp
+
+    mp.mp.dps = 80
+
+    def eps_rr(e: float, d: float) -> mp.mpf:
+        v = mp.exp(e) - mp.mpf(d) * (1 + mp.exp(e))
+        return max(mp.log(v), mp.mpf(0)) if v > 0 else mp.mpf(0)
+
+    for e in [20.0, 50.0, 700.0]:
+        for d in [1.0, 1 - 2.0**-53, 0.9999999, 0.5]:
+            lo, hi = fdp.EpsDelta(e).epsilon_bracket(d)
+            t = eps_rr(e, d)
+            assert lo <= t <= hi, (e, d, lo, hi, t)
+        assert fdp.EpsDelta(e).epsilon(1.0) == 0.0
+    for mu, p in [(17.0, 0.5), (22.0, 0.01), (30.0, 0.001)]:
+        d0 = p * (mp.ncdf(mu / 2) - mp.ncdf(-mu / 2))
+        assert d0 < p  # so ε(p) = 0
+        g = fdp.Gaussian(mu)
+        for c in (fdp.subsample(g, p), fdp.poisson_subsample(g, p).add):
+            lo, hi = c.epsilon_bracket(p)
+            assert lo == 0.0 and hi == 0.0, (mu, p, lo, hi)
+    for c in (fdp.Gaussian(3.0), fdp.Laplace(2.0), fdp.dpsgd(1.0, 0.01, 10), fdp.kov(50, 0, 2)):
+        assert c.epsilon(1.0) == 0.0
+
+
+def test_delta_at_infinite_eps_of_sampled_runs() -> None:
+    # A hunt: δ(∞) of a Poisson DP-SGD run raised "eps must be a number … got NaN" (the
+    # one-sampled split bound read ∞ − ∞). δ(∞) is the +∞-loss mass: 0 here.
+    assert fdp.dpsgd(1.0, 0.01, 3).delta(math.inf) == 0.0
+    assert fdp.Accountant().step(1.0, 0.01, steps=3).delta(math.inf) == 0.0
+    lo, hi = fdp.dpsgd(0.3, 1e-9, 1000).delta_bracket(math.inf)
+    assert lo == 0.0 and hi == 0.0

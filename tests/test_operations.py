@@ -493,3 +493,47 @@ def test_subsampled_and_mixture_brackets_hold_the_exact_value(kind: str, p: floa
                 lo, hi = curve.epsilon_bracket(d)
                 assert lo <= e <= hi, (curve, d, lo, hi, e)
                 assert hi - lo <= 1e-12 * hi + 1e-13
+
+
+@pytest.mark.parametrize("e", [0.5, 50.0, 720.0, 744.0, 800.0, 2000.0])
+@pytest.mark.parametrize("d", [0.0, 1e-9, 0.1])
+def test_subsampled_eps_delta_brackets_hold_the_exact_profile(e: float, d: float) -> None:
+    # The hull of f_p's and f_p⁻¹'s breakpoints read the losses from breakpoints that underflow
+    # beyond ε ≈ 708: subsample(EpsDelta(744), 0.3).epsilon(1e-3) read 742.54 for the true
+    # 742.79 (below it), and beyond 745 ε = ∞. C_p(f) is now built from f's masses with explicit
+    # losses, and a PL curve's ε bracket takes its lower end from the optimistic twin.
+    # Reference (mpmath, 50 digits): δ(x) = p δ_f(log(1 + (e^x − 1)/p)) for x ≥ 0 (DRS Thm 4.2,
+    # theory §7), δ_f(y) = δ + (1 − δ)(e^ε − e^y)/(1 + e^ε) on [0, ε] and δ above; ε(δ₀) by
+    # inverting it in closed form (∞ where δ₀ ≤ p δ).
+    import mpmath as mp
+
+    mp.mp.dps = 50
+    E, D = mp.mpf(e), mp.mpf(d)
+
+    def delta_true(p: float, x: float) -> mp.mpf:
+        y = mp.log(1 + mp.expm1(mp.mpf(x)) / p)
+        return p * (D + (1 - D) * (mp.exp(E) - mp.exp(y)) / (1 + mp.exp(E)) if y < E else D)
+
+    def eps_true(p: float, d0: float) -> mp.mpf:
+        r = mp.mpf(d0) / p
+        if r <= D:
+            return mp.inf
+        ey = mp.exp(E) - (r - D) * (1 + mp.exp(E)) / (1 - D)
+        return mp.log(1 + p * mp.expm1(mp.log(ey))) if ey > 1 else mp.mpf(0)
+
+    for p in [1e-3, 0.3, 1.0]:
+        c = fdp.subsample(fdp.EpsDelta(e, d), p)
+        for x in [0.0, e / 2, e - 1.0, e - 1e-6, e + 1.0]:
+            if x < 0:
+                continue
+            t = delta_true(p, x)
+            lo, hi = c.delta_bracket(x)
+            assert lo <= t <= hi, (p, x, lo, hi, t)
+            # (the losses' rounding, ~4u·ℓ ≈ 2e-12 at ℓ = 2000, against 1 − e^{x − ℓ} ≈ 1e-6)
+            assert hi <= t * (1 + 1e-5) + 1e-300
+        for d0 in [1e-300, 1e-12, 1e-3 * p, 0.5 * p, 0.9 * p]:
+            t = eps_true(p, d0)
+            lo, hi = c.epsilon_bracket(d0)
+            assert lo <= t <= hi, (p, d0, lo, hi, t)
+            if mp.isfinite(t):
+                assert hi <= t * (1 + 1e-12) + 1e-12

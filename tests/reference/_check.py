@@ -162,13 +162,27 @@ def check_exact(
     got = _arr(f.epsilon(d))
     blo, bhi = f.epsilon_bracket(d)
     for x, v, lo, hi in zip(d, got, _arr(blo), _arr(bhi), strict=False):
-        for name, val in (("epsilon(delta) [exact]", v), ("epsilon_bracket lo [exact]", lo),
-                          ("epsilon_bracket hi [exact]", hi)):
+        for name, val in (("epsilon(delta) [exact]", v), ("epsilon_bracket hi [exact]", hi)):
             val = float(val)
             if not _le_true_eps(ref, x, val, 1e-9, M(1e-9) * max(1.0, abs(val))):
                 fails.add(name + " too large", float(x), val, ref.epsilon(x))
             if not _ge_true_eps(ref, x, val, 1e-9, _round_slack(val)):
                 fails.add(name + " below the exact value", float(x), val, ref.epsilon(x))
+        # the lower end is a certified lower bound: at or below the exact value, and close;
+        # where the curve has no optimistic reading (derived from a merged product's masses,
+        # TradeOff._has_twin) it is the conservative value, checked above with the others
+        lo = float(lo)
+        if not f._has_twin():
+            if lo != float(v):
+                fails.add("epsilon_bracket lo [exact, no twin] not the value", float(x), lo, v)
+            continue
+        if not _le_true_eps(ref, x, lo, 0.0, M(0)):
+            fails.add("epsilon_bracket lo [exact] above the exact value", float(x), lo,
+                      ref.epsilon(x))
+        # (at δ = 0 a tiny +∞ atom, 1e-300, may be below the optimistic reading's margin)
+        if x > 0.0 and not _ge_true_eps(ref, x, lo, 1e-9, M(1e-12) * max(1.0, abs(lo))):
+            fails.add("epsilon_bracket lo [exact] far below the exact value", float(x), lo,
+                      ref.epsilon(x))
 
 
 # ------------------------------------------------------------------------ bracketed curves
