@@ -179,8 +179,9 @@ class _ProfileMax:
     result keeps f's exact values where the envelope of lines cannot: below α ≈ 1e-308 its kinks
     underflow, and ``symmetrize(Mixture(G_2, 0.01)).epsilon(1e-300)`` read ∞ (ε_f = 71.08).
     Conservative side: the maximum over f and f⁻¹ of their (rounded-up) values. Optimistic side:
-    f's own values only (max(ε_f, ε_g) ≥ ε_f), less :attr:`MARGIN` relative (exact curves are
-    rounded up, by ~1e-14 relative against mpmath), and none when f is a generic
+    f's own values only (max(ε_f, ε_g) ≥ ε_f), from f's optimistic twin where it has one
+    (``_as_upper``), else less :attr:`MARGIN` relative (exact curves are rounded up, by ~1e-14
+    relative against mpmath), and none when f is a generic
     :class:`~fdp.tradeoff.Inverse`, whose profile 1 − e^ε + e^ε δ(−ε) cancels below δ ≈ 1e-16
     and reads high there.
     """
@@ -203,8 +204,16 @@ class _ProfileMax:
         return np.maximum(np.asarray(self._f.epsilon(d), dtype=float),
                           np.asarray(self._g.epsilon(d), dtype=float))
 
+    def _twin(self) -> TradeOff | None:
+        """f's optimistic reading where it has one (then no margin is needed)."""
+        f = self._f
+        return f._as_upper() if f._has_twin() else None  # type: ignore[attr-defined]
+
     def delta_lower(self, eps: np.ndarray) -> np.ndarray:
         e = np.atleast_1d(np.asarray(eps, dtype=float))
+        twin = self._twin()
+        if twin is not None:
+            return np.asarray(twin.delta(e), dtype=float)
         if isinstance(self._f, Inverse):
             return np.zeros(e.shape)
         # f's δ read at ε + 1e-10 (|ε| + 1): δ falls in ε, and the shift exceeds the rounding
@@ -220,8 +229,13 @@ class _ProfileMax:
 
     def epsilon_lower(self, delta: np.ndarray, hint: object = 0.0) -> np.ndarray:
         d = np.atleast_1d(np.asarray(delta, dtype=float))
+        twin = self._twin()
+        if twin is not None:
+            return np.asarray(twin.epsilon(d), dtype=float)
         if isinstance(self._f, Inverse):
             return np.zeros(d.shape)
+        # (f's value less a margin: where δ(ε) is flat near δ this can still be above the truth
+        # by more than the margin; only curves without a twin come here)
         return np.asarray(self._f.epsilon(d), dtype=float) * (1.0 - self.MARGIN)
 
 

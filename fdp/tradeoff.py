@@ -262,9 +262,10 @@ class TradeOff:
         """Certified (lower, upper) bounds on the exact ε(δ): ``(upper.epsilon, lower.epsilon)``.
 
         For an exact curve the upper end is ``epsilon(delta)`` (rounded up) and the lower end
-        the same value rounded down where the closed form knows how (``_as_upper``: G_μ, L_μ,
-        and their mixtures and subsamplings); elsewhere both are ``epsilon(delta)``, and the
-        lower end is then within the curve's rounding (a few ulps) above the truth, not a bound.
+        the curve's optimistic reading (``_as_upper``: G_μ, L_μ, piecewise-linear curves, their
+        mixtures, subsamplings and δ-mixtures, exact products). A curve without one
+        (``_has_twin()`` False: derived from a product's merged masses) gives
+        ``epsilon(delta)`` at both ends; its lower end is then not a bound.
         """
         up = self.upper
         if up is self and self.kind == "exact" and self._has_twin():
@@ -275,9 +276,8 @@ class TradeOff:
         """Certified (lower, upper) bounds on the exact δ(ε): ``(upper.delta, lower.delta)``.
 
         For an exact curve the upper end is ``delta(eps)`` (rounded up) and the lower end the
-        same value rounded down where the curve knows how (``_as_upper``: G_μ, L_μ, their
-        mixtures and subsamplings, and piecewise-linear curves); elsewhere both are
-        ``delta(eps)``, and the lower end is then within the curve's rounding above the truth.
+        curve's optimistic reading (``_as_upper``, as for :meth:`epsilon_bracket`); a curve
+        without one gives ``delta(eps)`` at both ends, and its lower end is then not a bound.
 
         Examples
         --------

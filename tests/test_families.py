@@ -327,6 +327,9 @@ def test_brackets_where_delta_is_flat_hold_the_exact_value() -> None:
         for c in (fdp.subsample(g, p), fdp.poisson_subsample(g, p).add):
             lo, hi = c.epsilon_bracket(p)
             assert lo == 0.0 and hi == 0.0, (mu, p, lo, hi)
+        # (symmetrize's optimistic side took f's ε less 1e-9 relative: 8.9566 here)
+        lo, hi = fdp.symmetrize(fdp.poisson_subsample(g, p).add).epsilon_bracket(p)
+        assert lo == 0.0 and hi <= 1e-12, (mu, p, lo, hi)
     for c in (fdp.Gaussian(3.0), fdp.Laplace(2.0), fdp.dpsgd(1.0, 0.01, 10), fdp.kov(50, 0, 2)):
         assert c.epsilon(1.0) == 0.0
 
