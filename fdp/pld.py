@@ -1209,18 +1209,29 @@ def bulk_scale(lower_items: list[tuple[TradeOff, int]]) -> tuple[float, float, f
     return mean, var, max(mean + 3.0 * math.sqrt(var), 3.0 * math.sqrt(var), 1e-12)
 
 
-def _plan(
-    lower_items: list[tuple[TradeOff, int]],
-    upper_items: list[tuple[TradeOff, int]],
-    tol: float,
-    grid_step: float | None,
-    mode: _Mode = DEEP,
-    eps_floor: float | None = None,
-    stage: bool = False,
-) -> tuple[list[_Component], float, dict[str, Any]]:
-    """Components on a grid whose predicted bracket width meets ``tol`` (step 5); a deep grid
-    with ``eps_floor`` serves ε ≥ eps_floor only (its width cap is relative to it). ``stage``:
-    the outer stage of :func:`_staged` (no alignment to the masses of its grid measures)."""
+class _Start(NamedTuple):
+    """The planner's starting point (:func:`_start`)."""
+
+    counts: list[int]
+    atoms: list[tuple[np.ndarray, np.ndarray]]
+    mean: float
+    var: float
+    eps_ref: float
+    ratio: float
+    kappa: float
+    target: float
+    ctail: float
+    spans: list[float]
+    h_floor: float
+    h: float
+
+
+def _start(
+    lower_items: list[tuple[TradeOff, int]], upper_items: list[tuple[TradeOff, int]],
+    tol: float, grid_step: float | None, mode: _Mode, stage: bool = False,
+) -> _Start:
+    """The model :func:`_plan` starts from: the composed loss's scale, the target ε-width, the
+    memory floor of the step, and the first step (the user's, or the smooth guess, floored)."""
     counts = [n for _, n in lower_items]
     # (the outer stage of _staged composes grid measures, whose masses sit on a lattice far
     # finer than this grid: aligning to them only held the step at fractions of their span,
@@ -1244,12 +1255,50 @@ def _plan(
     if mode.k_sd is not None:  # (DEEP: k_sd = 11.3, δ ≈ 1e-30)
         r10 = (mean + mode.k_sd * math.sqrt(var)) / max(var, 1e-300) + 0.5
         target = min(target, 9.0 * tol * (ratio / r10) / r10)
-    measure_gap = mode.k_sd is not None and grid_step is None  # (on the first grid)
     # no grid finer than MAX_COMPONENT points over a component's support or 2·MAX_COMPONENT
     # over 24 sd of the composed window (2²⁰ and 2²¹ by default)
     ctail = mode.comp_tail(sum(counts))
-    spans = [np.subtract(*_support(c, ctail)[::-1]) for c, _ in lower_items + upper_items]
+    spans = [float(np.subtract(*_support(c, ctail)[::-1])) for c, _ in lower_items + upper_items]
     h_floor = max(H_MIN, max(spans) / MAX_COMPONENT, 24.0 * math.sqrt(var) / (2 * MAX_COMPONENT))
+    # smooth case: drift ≈ h²/8 per step and unit of continuous Q-mass (atoms on the grid cost
+    # nothing), so start from Σ n_i (1 − atom mass_i) h²/8 = target / R
+    # (continuous mass next to atoms drifts more: count at least a fifth), with a 5 % margin
+    smooth = sum(k * max(1.0 - float(m.sum()), 0.2) for (_, m), k in zip(atoms, counts,
+                                                                      strict=True))
+    h = grid_step if grid_step is not None else 0.95 * math.sqrt(target / (ratio * smooth / 8))
+    h = min(max(h, h_floor), max(H_MAX, h_floor))
+    return _Start(counts, atoms, mean, var, eps_ref, ratio, kappa, target, ctail, spans,
+                  h_floor, h)
+
+
+def floored_bulk(items: list[tuple[TradeOff, int]], tol: float) -> bool:
+    """Whether the bulk grid of the composition of ``items`` ((exact curve, count) pairs) starts
+    at the memory floor of its step: its ε_ref, about ε at δ ≈ 1e-3, is so small against the
+    loss's support that the width it aims at needs the finest grid (2²¹ points), as in a
+    sparse run whose queries at small δ are about far larger ε."""
+    lower = [(c.lower, n) for c, n in items]
+    upper = [(c.upper, n) for c, n in items]
+    st = _start(lower, upper, tol, None, FAST0)
+    return st.h <= st.h_floor * (1.0 + 1e-9)
+
+
+def _plan(
+    lower_items: list[tuple[TradeOff, int]],
+    upper_items: list[tuple[TradeOff, int]],
+    tol: float,
+    grid_step: float | None,
+    mode: _Mode = DEEP,
+    eps_floor: float | None = None,
+    stage: bool = False,
+) -> tuple[list[_Component], float, dict[str, Any]]:
+    """Components on a grid whose predicted bracket width meets ``tol`` (step 5); a deep grid
+    with ``eps_floor`` serves ε ≥ eps_floor only (its width cap is relative to it). ``stage``:
+    the outer stage of :func:`_staged` (no alignment to the masses of its grid measures)."""
+    st = _start(lower_items, upper_items, tol, grid_step, mode, stage)
+    counts, atoms, eps_ref = st.counts, st.atoms, st.eps_ref
+    ratio, kappa, target, ctail, spans = st.ratio, st.kappa, st.target, st.ctail, st.spans
+    h_floor, h = st.h_floor, st.h
+    measure_gap = mode.k_sd is not None and grid_step is None  # (on the first grid)
     if grid_step is not None and grid_step * (4 * MAX_COMPONENT) < max(spans):
         # (a component's grid is built before any window check: at 1e-9 over Laplace(1)'s
         # support it asked for 15 GiB and raised MemoryError. Plans of the engine's own stay
@@ -1261,13 +1310,6 @@ def _plan(
             f"{4 * MAX_COMPONENT} (4·fdp.pld.MAX_COMPONENT) per component (memory): "
             f"grid_step must be at least {max(spans) / (4 * MAX_COMPONENT):.3g}"
         )
-    # smooth case: drift ≈ h²/8 per step and unit of continuous Q-mass (atoms on the grid cost
-    # nothing), so start from Σ n_i (1 − atom mass_i) h²/8 = target / R
-    # (continuous mass next to atoms drifts more: count at least a fifth), with a 5 % margin
-    smooth = sum(k * max(1.0 - float(m.sum()), 0.2) for (_, m), k in zip(atoms, counts,
-                                                                      strict=True))
-    h = grid_step if grid_step is not None else 0.95 * math.sqrt(target / (ratio * smooth / 8))
-    h = min(max(h, h_floor), max(H_MAX, h_floor))
     if grid_step is None and all(float(m.sum()) < 1e-9 for _, m in atoms):
         # no atoms: the drift is smooth in h (D ≈ c h², c stable within ~15 % from 8h down to
         # h on DP-SGD steps, but 1.6–3.5x the h²/8 guess), so measure c on a probe grid 4x

@@ -786,10 +786,11 @@ class _ClosedFirst(Bracketed):
         return (lo, hi) if hi - lo <= self._width * hi or hi < DELTA_PROMISE_FLOOR else None
 
     # -- then engines on fixed grids, coarse to fine
-    #: the fixed grids' steps: from 2^⌊log2(0.01·ε)⌋ (ε clipped to [0.01, 10]) down by 4x a
-    #: level, the first at least FIXED_PROBE, while a grid needs at most FIXED_MAX points
+    #: the fixed grids' steps: from 2^⌊log2(0.01·ε)⌋ (ε clipped to [0.01, 10]), at least
+    #: FIXED_PROBE, then as the widest miss asks (2 to 16x finer a level), while a grid needs
+    #: at most FIXED_MAX points
     FIXED_PROBE = 2.0**-7
-    FIXED_MAX = 1 << 17
+    FIXED_MAX = 1 << 18
 
     def _on_grids(self, x: np.ndarray, ref: np.ndarray, kind: str) -> tuple[
             np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -838,24 +839,36 @@ class _ClosedFirst(Bracketed):
                 good = (w <= 10.0 * self._width * hi) | (hi < DELTA_PROMISE_FLOOR) | (hi >= 0.5)
             at[todo & good] = step
             ok |= todo & good
-            step /= 4.0
+            # the next step from the widest miss, as if the width were linear in the step (it
+            # is between linear and quadratic), on powers of 2 (grids shared across queries)
+            miss = todo & ~good & np.isfinite(hi) & (w > 0.0)
+            if not miss.any():
+                break
+            room = self._width * (np.maximum(hi, 1e-3) if kind == "eps" else 10.0 * hi)
+            shrink = min(0.5, max(1.0 / 16.0, 0.7 * float(np.min(room[miss] / w[miss]))))
+            step = 2.0 ** math.floor(math.log2(step * shrink))
         return lo, hi, ok, at
 
     #: fixed grids are tried where the planner's ε_ref is below this (see _sparse_bulk)
     FIXED_BELOW_REF = 1e-3
 
     def _sparse_bulk(self) -> bool:
-        """Whether the planned bulk grid aims below ε = FIXED_BELOW_REF: its ε_ref (about ε at
-        δ ≈ 1e-3) is below the ε from which a width is promised, and the planned grid then
-        goes to its memory floor for a width no query asks (ε_ref = 1.9e-5 at σ = 0.3, p =
-        8e-10, T = 1000: 2²¹ points). Elsewhere the planned grid is cheaper than fixed ones
-        (σ = 2, p = 1e-3, T = 1000 at δ = 1e-6: 0.03 s against 0.7 s)."""
-        from .pld import bulk_scale
+        """Whether the planned bulk grid aims below ε = FIXED_BELOW_REF, or starts at the memory
+        floor of its step (:func:`fdp.pld.floored_bulk`): its ε_ref (about ε at δ ≈ 1e-3) is
+        tiny against the ε of queries at small δ, and the planned grid goes to 2²¹ points for
+        a width no query asks (ε_ref = 1.9e-5 at σ = 0.3, p = 8e-10, T = 1000; 0.025 at σ =
+        0.5, p = 1e-6, T = 1.3·10⁶, where ε(1e-10) ≈ 1 took 7 s). Elsewhere the planned grid
+        is cheaper than fixed ones (σ = 2, p = 1e-3, T = 1000 at δ = 1e-6: 0.03 s against
+        0.7 s)."""
+        from .pld import bulk_scale, floored_bulk
 
-        got = getattr(self, "_bulk_ref", None)
+        got = getattr(self, "_bulk_floored", None)
         if got is None:
-            got = self._bulk_ref = bulk_scale([(c.lower, n) for c, n in self.info["items"]])[2]
-        return got < self.FIXED_BELOW_REF
+            items = self.info["items"]
+            got = bulk_scale([(c.lower, n) for c, n in items])[2] < self.FIXED_BELOW_REF or (
+                floored_bulk(items, self._width))
+            self._bulk_floored = got
+        return bool(got)
 
     def _fixed_engine(self, step: float) -> _SymmetricMin | None:
         if step not in self._fixed:
