@@ -31,7 +31,7 @@ from ._numerics import TINY, UNIT_ROUNDOFF, add_up_array, log_binomial_terms
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity
 from .pld import compose_numeric
-from .tradeoff import LossBins, PiecewiseLinear, TradeOff, inherit_twin
+from .tradeoff import LossBins, PiecewiseLinear, TradeOff, TwinOfBase, inherit_twin
 
 __all__ = ["compose", "DeltaMix", "kov"]
 
@@ -42,7 +42,7 @@ EXACT_WORK_LIMIT = 5_000_000
 
 
 # ---------------------------------------------------------------------------------- closed forms
-class DeltaMix(TradeOff):
+class DeltaMix(TwinOfBase, TradeOff):
     """f ⊗ f_{0,δ}: (1 − δ) f(α/(1 − δ)) on [0, 1 − δ], 0 beyond (DRS Sec 3, theory §4). Exact.
 
     In privacy-loss terms, with probability δ the loss is +∞, otherwise it is f's loss; so
@@ -83,21 +83,8 @@ class DeltaMix(TradeOff):
     def is_symmetric(self) -> bool:
         return self.base.is_symmetric
 
-    #: the optimistic twin of an exact curve (:meth:`_as_upper`): rounded toward more privacy
-    _optimistic = False
-
-    def _as_upper(self) -> DeltaMix:
-        """The exact curve with ε and δ rounded toward more privacy (the lower ends of its
-        brackets), from f's optimistic twin where f has one (G_μ, L_μ, PL curves); else
-        itself."""
-        if self._optimistic or self.kind != "exact" or not self.base._has_twin():
-            return self
-        out = DeltaMix(self.base._as_upper(), self.delta_)  # type: ignore[attr-defined]
-        out._optimistic = True
-        return out
-
-    def _has_twin(self) -> bool:
-        return self._as_upper() is not self
+    #: its optimistic twin (:class:`~fdp.tradeoff.TwinOfBase`) is f's twin ⊗ f_{0,δ}
+    _twin_param = "delta_"
 
     @property
     def _rounds_up(self) -> bool:

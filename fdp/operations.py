@@ -37,7 +37,15 @@ from ._numerics import (
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Bracketed
-from .tradeoff import Inverse, LossBins, PiecewiseLinear, TradeOff, _swap_masses, inherit_twin
+from .tradeoff import (
+    Inverse,
+    LossBins,
+    PiecewiseLinear,
+    TradeOff,
+    TwinOfBase,
+    _swap_masses,
+    inherit_twin,
+)
 
 __all__ = [
     "group",
@@ -772,7 +780,7 @@ def _hermite_rule(n: int = 160) -> tuple[np.ndarray, np.ndarray]:
     return x * math.sqrt(2.0), w / math.sqrt(math.pi)
 
 
-class Mixture(TradeOff):
+class Mixture(TwinOfBase, TradeOff):
     """f_p = p f + (1 − p) Id = T(P, (1 − p)P + pQ) for f = T(P, Q) (mixture identity, theory §7).
 
     The add pair of Poisson subsampling at rate p. Its privacy loss is L' = log(1 − p + p e^L),
@@ -803,21 +811,10 @@ class Mixture(TradeOff):
         out._optimistic = True  # (δ read at ε' rounded up: see _delta)
         return out
 
-    #: the upper side of a bracket: every rounding in :meth:`_delta` and :meth:`_epsilon`
-    #: the other way (toward more privacy)
-    _optimistic = False
-
-    def _as_upper(self) -> Mixture:
-        """The exact curve with its ε and δ rounded toward more privacy (the lower ends of its
-        brackets), where f has such a twin (G_μ, L_μ); else itself."""
-        if self._optimistic or self.kind != "exact" or not self.base._has_twin():
-            return self
-        out = Mixture(self.base._as_upper(), self.p)  # type: ignore[attr-defined]
-        out._optimistic = True
-        return out
-
-    def _has_twin(self) -> bool:
-        return self._as_upper() is not self
+    #: ``_optimistic`` (the upper side of a bracket, and the optimistic twin of an exact curve,
+    #: :class:`~fdp.tradeoff.TwinOfBase`): every rounding in :meth:`_delta` and
+    #: :meth:`_epsilon` the other way (toward more privacy)
+    _twin_param = "p"
 
     def inverse(self) -> TradeOff:
         """f_p⁻¹. For a PL base (or a bracket of them) a PL curve from the outcomes' masses:

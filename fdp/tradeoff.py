@@ -1170,6 +1170,29 @@ class PiecewiseLinear(TradeOff):
 
 
 
+class TwinOfBase:
+    """Mixin for an exact curve built from one base curve f and a parameter (the attribute
+    named by ``_twin_param``): its optimistic reading (ε and δ rounded toward more privacy,
+    the lower ends of its brackets) is the same construction on f's (``_as_upper``), with its
+    own roundings flipped (``_optimistic``); none where f has none."""
+
+    _optimistic = False
+    _twin_param = ""
+    base: TradeOff
+    kind: Kind
+
+    def _as_upper(self) -> Any:
+        if self._optimistic or self.kind != "exact" or not self.base._has_twin():
+            return self
+        out = type(self)(self.base._as_upper(),  # type: ignore[attr-defined, call-arg]
+                         getattr(self, self._twin_param))
+        out._optimistic = True
+        return out
+
+    def _has_twin(self) -> bool:
+        return self._as_upper() is not self
+
+
 def inherit_twin(out: TradeOff, *parents: TradeOff) -> Any:
     """``out`` with ``_twin_ok`` False where a parent's is (a curve derived from masses that are
     a pessimistic garbling has no optimistic reading either); returns ``out``."""
