@@ -668,7 +668,10 @@ class _ClosedFirst(Bracketed):
     δ = δ_f there. ∎ A query is answered so where the bracket is within ``tol`` relative (ε:
     its width over its upper end; δ: likewise); ``certificate`` then names the bound. At
     σ = 0.1, p = 1e-12, T = 1000 the engine spent 3.3 s (and 520 MB) before the bounds
-    answered ε(1e-10) anyway; at σ = 1e-3, p = 0.01, T = 100, 2 s.
+    answered ε(1e-10) anyway; at σ = 1e-3, p = 0.01, T = 100, 2 s. Where the bounds cannot
+    answer and the planned grid would start at its memory floor (:meth:`_sparse_bulk`), engines
+    on fixed grids sized from the bounds' ε come next (:meth:`_on_grids`); the planned engine
+    answers the rest.
     """
 
     def __init__(self, closed: Any, build: Any, cap: float, tol: float,
@@ -937,7 +940,7 @@ class _ClosedFirst(Bracketed):
         r = self._eps_closed(float(delta))
         if r is not None:
             return {"epsilon": r[1], "source": self._count.name, "grid": "not built"}
-        if self._engine is None:
+        if self._engine is None and self._sparse_bulk():  # (as _each answers it)
             d = np.array([float(delta)])
             _, _, ok, at = self._on_grids(d, self._ref_eps(d), "eps")
             if ok[0]:
