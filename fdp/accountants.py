@@ -126,7 +126,9 @@ def _six(x: float, side: str | None) -> str:
 def _exact_row(curve: TradeOff, delta: float) -> Row:
     lo, hi = curve.epsilon_bracket(delta)
     kind = "exact" if curve.kind == "exact" else "certified upper bound"
-    return Row("exact", float(hi), kind, eps_lower=float(lo), note="f-DP composition", curve=curve)
+    # (an exact curve without an optimistic reading gives its value at both ends: no bound)
+    low = None if curve.kind == "exact" and not curve._has_twin() else float(lo)
+    return Row("exact", float(hi), kind, eps_lower=low, note="f-DP composition", curve=curve)
 
 
 def compare(

@@ -180,3 +180,37 @@ def test_comparison_table_prints_certified_eps_rounded_up() -> None:
         assert float(parts[1]) >= r.eps, (r.method, parts[1], r.eps)
         if r.eps_lower is not None:
             assert float(parts[2]) <= r.eps_lower
+
+
+def test_exact_row_lower_end_of_a_product_of_pure_dp_curves_against_exact_sums() -> None:
+    # A hunt: the exact row's eps_lower (documented a certified lower bound) was the value
+    # itself, 2.5e-13 above the truth for EpsDelta workloads. A product of different curves
+    # now has an optimistic twin (plain merges at the smallest loss). Reference: the product
+    # of randomized responses with ε₁ = 1 (×3) and ε₂ = 0.5 (×2) has losses
+    # (3 − 2i)·1 + (2 − 2j)·0.5 with binomial Q-masses; δ(ε) = Σ q (1 − e^{ε − ℓ})₊ in mpmath,
+    # and ε(δ) by bisection.
+    import mpmath as mp
+
+    mp.mp.dps = 40
+    e1, e2 = mp.mpf(1), mp.mpf("0.5")
+    out = []
+    for i in range(4):
+        for j in range(3):
+            q = (mp.binomial(3, i) * (mp.exp(e1) / (1 + mp.exp(e1))) ** (3 - i)
+                 * (1 / (1 + mp.exp(e1))) ** i
+                 * mp.binomial(2, j) * (mp.exp(e2) / (1 + mp.exp(e2))) ** (2 - j)
+                 * (1 / (1 + mp.exp(e2))) ** j)
+            out.append((q, (3 - 2 * i) * e1 + (2 - 2 * j) * e2))
+
+    def delta(e: mp.mpf) -> mp.mpf:
+        return mp.fsum(q * (1 - mp.exp(e - ll)) for q, ll in out if ll > e)
+
+    for d in [1e-1, 1e-3, 1e-6]:
+        lo_e, hi_e = mp.mpf(0), mp.mpf(4)
+        for _ in range(120):
+            mid = (lo_e + hi_e) / 2
+            lo_e, hi_e = (mid, hi_e) if delta(mid) > d else (lo_e, mid)
+        row = compare([(fdp.EpsDelta(1.0), 3), (fdp.EpsDelta(0.5), 2)], delta=d).row("exact")
+        assert row.eps_lower is not None
+        assert row.eps_lower <= lo_e and row.eps >= hi_e, (d, row.eps_lower, row.eps, lo_e)
+        assert row.eps - row.eps_lower <= 1e-9 * row.eps
