@@ -154,9 +154,7 @@ def _delta_mix_pl_of(f: PiecewiseLinear, d: float, keep: float | None) -> Piecew
         # kov(2, 0.001, 50).delta(43.4865) read 44 ulps below the exact KOV sum (a helper's
         # hunt against mpmath)
         s_err = 8.8e-16 * (1.0 + abs(math.log(s))) if s > 0.0 else 0.0
-        err = f._loss_err
-        err = (np.append(np.where(np.isfinite(loss), err, 0.0), 0.0)
-               if err is not None and err.size == loss.size else None)
+        err = np.append(f._loss_errs(), 0.0)
         out = PiecewiseLinear.from_masses(
             np.append(s * p, d), np.append(s * q, 0.0), q_inf=d + s * f._mass_qinf,
             loss=np.append(loss, -np.inf), loss_err=err, kind=f.kind,

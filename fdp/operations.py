@@ -265,17 +265,27 @@ def max_curve(f: PiecewiseLinear, g: PiecewiseLinear) -> PiecewiseLinear:
 
 def _mixed_losses(loss: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
     """Losses of p f + (1 − p) Id outcome by outcome, ℓ' = log(1 − p + p e^ℓ), and a bound on
-    their rounding (≤ 4 ulps each of log1p, logaddexp and the given loss), to be charged on a
-    curve's side: up on it, down before an inverse negates them. (Read to the nearest float,
-    the add pair of f ≡ 0 put its inverse's largest loss −log(1 − p) 1e-16 below the truth,
-    where δ is 5e-18, not 0.)"""
+    their rounding, to be charged on a curve's side: up on it, down before an inverse negates
+    them. For ℓ ≤ 1 as log1p(p·expm1(ℓ)), within 6 ulps of ℓ' (from logaddexp(log(1 − p),
+    log p + ℓ) the two terms cancelled: the remove pair of EpsDelta(1e-12) at p = 1e-6 read its
+    loss 1e-18 5e-5 relative low, beyond the bound then charged; a hunt against mpmath); above,
+    by logaddexp, within 4 ulps of log1p's and the given loss's sizes and of log p's times the
+    share of p e^ℓ. (Read to the nearest float, the add pair of f ≡ 0 put its inverse's
+    largest loss −log(1 − p) 1e-16 below the truth, where δ is 5e-18, not 0.)"""
     lp1 = math.log1p(-p) if p < 1.0 else -np.inf
     if p == 1.0:  # (ℓ' = ℓ, exactly)
         return np.asarray(loss, dtype=float).copy(), np.zeros(np.shape(loss))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        new_loss = np.logaddexp(lp1, math.log(p) + loss)
-        err = 4.0 * UNIT_ROUNDOFF * (np.abs(new_loss) + (abs(lp1) if p < 1.0 else 0.0)
-                                     + np.where(np.isfinite(loss), np.abs(loss), 0.0))
+    lp = math.log(p)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        small = np.log1p(p * np.expm1(np.minimum(loss, 1.0)))
+        big = np.logaddexp(lp1, lp + loss)
+        share = np.minimum(np.exp(np.minimum(lp + loss - big, 0.0)), 1.0)
+        err_big = 4.0 * UNIT_ROUNDOFF * (np.abs(big) + abs(lp1)
+                                         + np.where(np.isfinite(loss), np.abs(loss), 0.0)
+                                         + share * abs(lp))
+        low = loss <= 1.0
+        new_loss = np.where(low, small, big)
+        err = np.where(low, 6.0 * UNIT_ROUNDOFF * np.abs(small), err_big)
     return new_loss, np.where(np.isfinite(new_loss), err, 0.0)
 
 
@@ -1339,9 +1349,16 @@ def _subsampled_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear | None:
     with their rounding (:func:`_mixed_losses`) charged on each side."""
     if f._bound or f._side != "lower" or f.kind != "exact" or not 0.0 < p <= 1.0:
         return None
-    if not (isinstance(f, EpsDelta) or f.is_symmetric):
+    if f._given_masses is None:
         return None
     pm, qm, loss = f._masses
+    # symmetric exactly: outcome (p, q, ℓ) comes with (q, p, −ℓ), and the +∞ atom with a P-mass
+    # at −∞ (is_symmetric compares values within 1e-12: a P-mass of 2⁻⁴⁰ at −∞ passed, and
+    # dropping it read ε(0) = 4.5e-13 for the true log 2)
+    fin = ~np.isneginf(loss)
+    if not (np.array_equal(pm[fin], qm[fin][::-1]) and np.array_equal(loss[fin], -loss[fin][::-1])
+            and float(pm[~fin].sum()) == f._mass_qinf):
+        return None
     pos = loss > 0.0
     new_loss, err = _mixed_losses(loss[pos], p)
     err = err + f._loss_errs()[pos]

@@ -537,3 +537,35 @@ def test_subsampled_eps_delta_brackets_hold_the_exact_profile(e: float, d: float
             assert lo <= t <= hi, (p, d0, lo, hi, t)
             if mp.isfinite(t):
                 assert hi <= t * (1 + 1e-12) + 1e-12
+
+
+def test_hunt_c_wrong_side_cases_against_exact_sums() -> None:
+    # A hunt against mpmath (700 digits) after the optimistic twins landed; each reference is
+    # an exact closed form over the pair's finitely many outcomes.
+    import mpmath as mp
+
+    mp.mp.dps = 60
+    # (1) kov(0, δ, 1) is f_{0,δ}: δ(0) = δ exactly. Identity's breakpoint loss 0 carried a
+    # charge of 1.8e-15 into the twin, whose δ(0) read 6.9e-16 above δ.
+    for d in [1e-300, 1e-30, 1e-6]:
+        lo, hi = fdp.kov(0.0, d, 1).delta_bracket(0.0)
+        assert lo <= d <= hi, (d, lo, hi)
+    lo, hi = fdp.compose(fdp.EpsDelta(0.0, 1e-6), repeat=3).delta_bracket(0.0)
+    t = 1 - (1 - mp.mpf(1e-6)) ** 3
+    assert lo <= t <= hi
+    # (2) a curve symmetric only to 1e-12 in its values (a P-mass 2⁻⁴⁰ at loss −∞) was
+    # subsampled by the symmetric formula, which dropped that mass: ε(0) read 4.5e-13 for the
+    # true log 2 (f_p⁻¹'s outcome (x/2, x)).
+    c = fdp.subsample(fdp.from_distributions([2.0**-40, 1 - 2.0**-40], [0.0, 1.0]), 0.5)
+    lo, hi = c.epsilon_bracket(0.0)
+    assert lo <= mp.log(2) <= hi
+    # (3) the remove pair's losses log(1 − p + p e^ℓ) at ℓ = ±1e-12 cancelled in logaddexp
+    # beyond their charged bound: ε(0), the largest loss −log(1 − p + p e^{−ℓ}), read 5.7e-5
+    # relative low.
+    for p in [1e-6, 1e-3]:
+        r = fdp.poisson_subsample(fdp.EpsDelta(1e-12, 0.0), p).remove
+        lo, hi = r.epsilon_bracket(0.0)
+        pm = mp.mpf(p)
+        t = -mp.log(1 - pm + pm * mp.exp(-mp.mpf(1e-12)))
+        assert lo <= t <= hi, (p, lo, hi, t)
+        assert hi <= t * (1 + 1e-12)
