@@ -975,14 +975,12 @@ class PiecewiseLinear(TradeOff):
         derived from them and read optimistically lowers them past the truth (kov(0, 1e-6, 1)
         read δ(0)'s lower end 6.9e-16 above the exact 1e-6: Identity's loss 0 carried 1.8e-15)."""
         loss = self._masses[2]
-        if self._given_masses is None:
+        if self._given_masses is None:  # (the other side's segments: the same masses)
             other = "upper" if self._side == "lower" else "lower"
             p, q, o_loss = self._segments_on(other)
             o_loss = o_loss[(p > 0) | (q > 0)]
-            if o_loss.size == loss.size:
-                fin = np.isfinite(loss) & np.isfinite(o_loss)
-                return np.where(fin, np.abs(loss - np.where(fin, o_loss, 0.0)), 0.0)
-            return np.where(np.isfinite(loss), 1e-9 * (np.abs(loss) + 1.0), 0.0)
+            fin = np.isfinite(loss) & np.isfinite(o_loss)
+            return np.where(fin, np.abs(loss - np.where(fin, o_loss, 0.0)), 0.0)
         err = self._loss_err
         if err is None or err.size != loss.size:
             return np.zeros(loss.size)
