@@ -1391,11 +1391,17 @@ def _poisson_pl(
     a = _mixture_pl(f, p)
     ri = _mixture_pl(fi, p)  # remove⁻¹
     r = ri.inverse()
-    sym = min_envelope(
-        min_envelope(a, a.inverse(), symmetric=True),
-        min_envelope(r, ri, symmetric=True),
-        symmetric=True,
-    )
+    # f = f⁻¹ exactly: remove⁻¹ = p f⁻¹ + (1 − p) Id = add, so the four-way envelope is
+    # min{add, add⁻¹}** = C_p(f), built from f's masses with explicit losses (the hull's
+    # breakpoints underflow beyond ε ≈ 708: the symmetric curve of EpsDelta(744) at p = 0.3,
+    # composed twice, read ε(1e-3) = 1485.07 for the exact 1485.581)
+    sym = _subsampled_pl(f, p)
+    if sym is None:
+        sym = min_envelope(
+            min_envelope(a, a.inverse(), symmetric=True),
+            min_envelope(r, ri, symmetric=True),
+            symmetric=True,
+        )
     return r, sym
 
 

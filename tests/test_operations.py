@@ -569,3 +569,27 @@ def test_hunt_c_wrong_side_cases_against_exact_sums() -> None:
         t = -mp.log(1 - pm + pm * mp.exp(-mp.mpf(1e-12)))
         assert lo <= t <= hi, (p, lo, hi, t)
         assert hi <= t * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("e", [3.0, 744.0, 2000.0])
+def test_two_fold_subsampled_randomized_response_against_exact_sums(e: float) -> None:
+    # C_p(RR_ε) (subsample, and Poisson's symmetric curve, which equals it for a symmetric f)
+    # composed twice, exactly: the hull of the Poisson curves' breakpoints underflowed beyond
+    # ε ≈ 708 and its product read ε(1e-3) = 1485.07 for the exact 1485.581 at ε = 744.
+    # Reference (mpmath): C_p(RR_ε)'s outcome of positive loss has P = r = 1/(1 + e^ε) and
+    # Q = q' = (1 − p) r + p (1 − r); twofold, where only that outcome twice has a loss above
+    # ε*, δ(ε*) = q'² − e^{ε*} r², so ε(δ) = log(q'² − δ) − 2 log r (valid when it is above
+    # the next loss, ℓ' = log(q'/r), which holds here).
+    import mpmath as mp
+
+    mp.mp.dps = 50
+    p, d = 0.3, 1e-3
+    r = 1 / (1 + mp.exp(e))
+    q1 = (1 - mp.mpf(p)) * r + mp.mpf(p) * (1 - r)
+    truth = mp.log(q1**2 - d) - 2 * mp.log(r)
+    assert truth > mp.log(q1 / r)
+    f = fdp.EpsDelta(e)
+    for c in (fdp.subsample(f, p), fdp.poisson_subsample(f, p).symmetric):
+        lo, hi = fdp.compose(c, repeat=2).epsilon_bracket(d)
+        assert lo <= truth <= hi, (e, lo, hi, truth)
+        assert hi - lo <= 1e-12 * hi
