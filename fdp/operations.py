@@ -111,11 +111,9 @@ def min_envelope(
     elif f._side == g._side == "lower":
         out.__class__ = _LowerEnvelope
         out._parts = (f, g)  # type: ignore[attr-defined]
+        out._twin_ok = f._has_twin() and g._has_twin()  # (its twin's profile is the parts')
     out._self_inverse = symmetric
-    if out.__class__ is _LowerEnvelope:  # (its profile and its twin's are the parts')
-        out._twin_ok = f._has_twin() and g._has_twin()
-        return out
-    return inherit_twin(out, f, g)  # type: ignore[no-any-return]
+    return out
 
 
 class _PartsEnvelope(PiecewiseLinear):
