@@ -122,6 +122,7 @@ class DeltaMix(TwinOfBase, TradeOff):
         return LossBins(
             p=s * b.p, q=s * b.q, p_below=s * b.p_below, q_below=s * b.q_below,
             p_above=s * b.p_above, q_above=s * b.q_above, q_inf=self.delta_ + s * b.q_inf,
+            loss_lo=b.loss_lo, loss_hi=b.loss_hi,
         )
 
     def _atoms(self) -> np.ndarray | None:

@@ -935,6 +935,10 @@ class Mixture(TwinOfBase, TradeOff):
         pp = b.p.copy()
         qq = (1.0 - p) * b.p + p * b.q
         p_below, q_below = b.p_below, (1.0 - p) * b.p_below + p * b.q_below
+        # the base's given loss bounds λ map to log(1 − p + p e^λ) (increasing), rounded
+        # outward by 4 ulps of |log(1 − p)| + |log p| + |λ| + the result
+        lo, hi = (None if x is None else self._mixed_bound(x, sgn)
+                  for x, sgn in ((b.loss_lo, -1.0), (b.loss_hi, 1.0)))
         if edges[0] <= thr:  # base mass at loss −∞ sits at log(1 − p) inside the grid
             neg = b.p_below  # edges map to −∞ there, so p_below is exactly P[L = −∞]
             j = int(np.searchsorted(edges, thr, side="left")) - 1
@@ -942,6 +946,9 @@ class Mixture(TwinOfBase, TradeOff):
                 pp[j] += neg
                 qq[j] += (1.0 - p) * neg
                 p_below, q_below = 0.0, 0.0
+                for x in (lo, hi):  # (that bin's loss is no longer the base bin's)
+                    if x is not None:
+                        x[j] = np.nan
         return LossBins(
             p=pp,
             q=qq,
@@ -950,7 +957,20 @@ class Mixture(TwinOfBase, TradeOff):
             p_above=b.p_above,
             q_above=(1.0 - p) * b.p_above + p * b.q_above,
             q_inf=p * b.q_inf,
+            loss_lo=lo,
+            loss_hi=hi,
         )
+
+    def _mixed_bound(self, lam: np.ndarray, sgn: float) -> np.ndarray:
+        """log(1 − p + p e^λ) of given loss bounds λ (NaN kept), moved by ``sgn`` × 4 ulps of
+        the magnitudes it adds (see :meth:`_loss_bins`)."""
+        p = self.p
+        l1p = math.log1p(-p) if p < 1.0 else -math.inf
+        lp = math.log(p)
+        with np.errstate(invalid="ignore"):
+            out = np.logaddexp(l1p, lp + lam)
+            mag = np.abs(lp) + np.abs(lam) + np.abs(out) + (abs(l1p) if p < 1.0 else 0.0)
+        return out + sgn * 4.0 * UNIT_ROUNDOFF * mag
 
     def _p_at_minus_inf(self) -> float | None:
         """0 for p < 1: the loss log(1 − p + p e^ℓ) is at least log(1 − p) > −∞."""
@@ -1270,6 +1290,19 @@ class Subsampled(TradeOff):
             q_above += float(b1.p[0])
         p_above += pos.p_above
         q_above += pos.q_above
+        # given loss bounds: f_p's on the positive side, the mirrored ones negated (lower and
+        # upper swapped); none in the bin straddling 0, which holds both and the atom
+        bounds: list[np.ndarray | None] = []
+        for own, other in ((pos.loss_lo, mir.loss_hi), (pos.loss_hi, mir.loss_lo)):
+            if own is None and other is None:
+                bounds.append(None)
+                continue
+            x = np.full(nb, np.nan) if own is None else own.copy()
+            if other is not None:
+                x = np.where(np.isfinite(x), x, -other[::-1])
+            if 0 <= j0 < nb:
+                x[j0] = np.nan
+            bounds.append(x)
         return LossBins(
             p=p,
             q=q,
@@ -1278,6 +1311,8 @@ class Subsampled(TradeOff):
             p_above=p_above,
             q_above=q_above,
             q_inf=pos.q_inf,
+            loss_lo=bounds[0],
+            loss_hi=bounds[1],
         )
 
     def _atoms(self) -> np.ndarray | None:

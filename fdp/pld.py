@@ -170,12 +170,15 @@ before); past the caps the step grows, ``info["grid_capped"]`` says so, and an
 (a coarser step drifts the window wider as fast as it grows), the result is the trivial bracket
 [0, Id] with the closed-form tail bound as its conservative side, ``info["grid_failed"]``, and
 a warning that says so. Losses beyond the
-float64 range of P-masses (ℓ ≳ 700) keep their exact δ: the curves carry their losses.
+float64 range of P-masses (ℓ ≳ 700) keep their exact δ: the curves carry their losses, and a
+bin whose P- (or Q-) mass is below 2⁻¹⁰⁰⁰ takes its loss from the curve's bounds on it
+(:class:`~fdp.tradeoff.LossBins`), not from log(q/p) of a subnormal mass.
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import warnings
 import weakref
@@ -188,7 +191,7 @@ from scipy.signal import lfilter
 
 from ._numerics import TINY, UNIT_ROUNDOFF, add_up, norm_cdf
 from .numeric import DEEP_DELTA, Bracketed
-from .tradeoff import LossBins, PiecewiseLinear, TradeOff
+from .tradeoff import TINY_P, LossBins, PiecewiseLinear, TradeOff
 
 __all__ = ["compose_numeric", "AccuracyWarning"]
 
@@ -262,7 +265,8 @@ DEEP = _Mode(k_sd=11.3, window_tail=WINDOW_TAIL, tilt_levels=(1e-12, 1e-28), tai
 
 # ------------------------------------------------------------------------------ discretizations
 def _bin_offsets(
-    p: np.ndarray, q: np.ndarray, left: np.ndarray, h: float | np.ndarray, rnd: int = 0
+    p: np.ndarray, q: np.ndarray, left: np.ndarray, h: float | np.ndarray, rnd: int = 0,
+    loss: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
 ) -> np.ndarray:
     """u = log(q/p) − left, clipped to [0, h]: each bin's loss above its left grid point.
 
@@ -272,6 +276,11 @@ def _bin_offsets(
     its magnitude): log q − log p − left cancels, and on a fine grid its absolute error is a
     visible share of h (an atom on a grid point at h = 1e-7 had 2.2e-9 of its Q-mass split a
     whole step below it, and 130-fold products of the pair read ε 26 ulps below the truth).
+
+    ``loss`` = (``loss_lo``, ``loss_hi``) of :class:`~fdp.tradeoff.LossBins`: where given (not
+    NaN) the bin's loss bounds replace log(q/p), whose P-mass is too small to carry it: the
+    upper bound for ``rnd`` = +1, the lower one otherwise (rnd = 0 is the optimistic sides'
+    reading, and a lower loss only lowers δ), each less or more by the subtraction's ulps.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         lq, lp = np.log(q), np.log(p)
@@ -279,7 +288,18 @@ def _bin_offsets(
         if rnd:
             u = u + rnd * 8.0 * UNIT_ROUNDOFF * (np.abs(lq) + np.abs(lp) + np.abs(left))
     u = np.nan_to_num(u, nan=0.0, posinf=h, neginf=0.0)
-    return np.where(p > 0, np.clip(u, 0.0, h), h)
+    u = np.where(p > 0, np.clip(u, 0.0, h), h)
+    lam = loss[1] if rnd > 0 else loss[0]
+    if lam is not None:
+        lam = np.broadcast_to(lam, u.shape)
+        given = np.isfinite(lam)
+        if given.any():
+            sgn = 1.0 if rnd > 0 else -1.0
+            with np.errstate(invalid="ignore"):
+                v = lam - left
+                v = v + sgn * 2.0 * UNIT_ROUNDOFF * (np.abs(lam) + np.abs(left))
+            u = np.where(given, np.clip(np.nan_to_num(v, nan=0.0), 0.0, h), u)
+    return u
 
 
 def _ctd(lb: LossBins, edges: np.ndarray, up: bool = True) -> tuple[np.ndarray, float]:
@@ -290,17 +310,19 @@ def _ctd(lb: LossBins, edges: np.ndarray, up: bool = True) -> tuple[np.ndarray, 
     (the pessimistic measure): u is rounded up (:func:`_bin_offsets`), which moves Q-mass to the
     higher loss and so only raises δ; the coupled mode's kernel (``up=False``) keeps it exact.
     """
-    w = _split(lb.p, lb.q, edges, 1 if up else 0)
+    w = _split(lb.p, lb.q, edges, 1 if up else 0, (lb.loss_lo, lb.loss_hi))
     w[0] += lb.q_below  # Q-mass below the grid rounds up to its bottom point
     # above the grid: +∞ (pessimistic; the sum rounded up)
     return np.maximum(w, 0.0), add_up(float(lb.q_inf), float(lb.q_above))
 
 
-def _split(p: np.ndarray, q: np.ndarray, edges: np.ndarray, rnd: int = 0) -> np.ndarray:
+def _split(p: np.ndarray, q: np.ndarray, edges: np.ndarray, rnd: int = 0,
+           loss: tuple[np.ndarray | None, np.ndarray | None] = (None, None)) -> np.ndarray:
     """The connect-the-dots split of bin masses onto the M + 1 grid points (Q-masses); ``rnd``
-    rounds each bin's offset up (+1: more Q-mass at the higher loss, δ up) or down (−1)."""
+    rounds each bin's offset up (+1: more Q-mass at the higher loss, δ up) or down (−1);
+    ``loss``: the bins' given loss bounds (:func:`_bin_offsets`)."""
     h = float(edges[1] - edges[0])
-    u = _bin_offsets(p, q, edges[:-1], h, rnd)
+    u = _bin_offsets(p, q, edges[:-1], h, rnd, loss)
     qb = q * (-np.expm1(-u) / -math.expm1(-h))
     w = np.zeros(edges.size)
     w[:-1] += q - qb
@@ -352,13 +374,53 @@ def _sub_edges(edges: np.ndarray, n: int = 4) -> np.ndarray:
     return np.append(sub, edges[-1])
 
 
+def _sub_bins(sub: LossBins, subs: int, edges: np.ndarray) -> tuple[
+    LossBins, np.ndarray, np.ndarray, np.ndarray | None
+]:
+    """The grid bins of sub-bin masses ``sub`` (``subs`` per bin, :func:`_sub_edges`), and the
+    sub-bins' P- and Q-masses and lower loss bounds as (M, subs) arrays.
+
+    A bin whose P-mass is below :data:`~fdp.tradeoff.TINY_P` gets loss bounds from its sub-bins'
+    (see :class:`~fdp.tradeoff.LossBins`): λ = e_j + log q − log Σ_s q_s e^{−(λ_s − e_j)},
+    widened by (subs + 4) ulps and 4 ulps of |e_j| + |log q| + |log Σ| + h."""
+    ps, qs = sub.p.reshape(-1, subs), sub.q.reshape(-1, subs)
+    p, q = _rowsum(ps), _rowsum(qs)
+    lo = hi = lo_s = None
+    if sub.loss_lo is not None and sub.loss_hi is not None:
+        lo_s = sub.loss_lo.reshape(-1, subs)
+        tiny = (p < TINY_P) & (q > 0.0)
+        left = edges[:-1]
+        lq = np.log(np.where(tiny, q, 1.0))
+        out = []
+        for sgn, lam_s in ((-1.0, lo_s), (1.0, sub.loss_hi.reshape(-1, subs))):
+            with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+                t = np.where(qs > 0.0, qs * np.exp(-(lam_s - left[:, None])), 0.0)
+                s = _rowsum(t)
+                ok = tiny & np.isfinite(s) & (s > 0.0)
+                ls = np.log(np.where(ok, s, 1.0))
+            pad = (subs + 4.0) * UNIT_ROUNDOFF + 4.0 * UNIT_ROUNDOFF * (
+                np.abs(left) + np.abs(lq) + np.abs(ls) + np.diff(edges))
+            # (a bin with one sub-bin of Q-mass has that sub-bin's bounds)
+            lone = _rowsum(np.where(qs > 0.0, np.nan_to_num(lam_s), 0.0))
+            n_q = _rowsum((qs > 0.0).astype(float))
+            n_missing = _rowsum(((qs > 0.0) & ~np.isfinite(lam_s)).astype(float))
+            alone = (n_q == 1.0) & (n_missing == 0.0)
+            out.append(np.where(tiny & alone, lone, np.where(ok, left + lq - ls + sgn * pad,
+                                                              np.nan)))
+        lo, hi = out
+    lb = LossBins(p=p, q=q, p_below=sub.p_below, q_below=sub.q_below, p_above=sub.p_above,
+                  q_above=sub.q_above, q_inf=sub.q_inf, loss_lo=lo, loss_hi=hi)
+    return lb, ps, qs, lo_s
+
+
 def _optimistic(
-    lb: LossBins, ps: np.ndarray, qs: np.ndarray, edges: np.ndarray
+    lb: LossBins, ps: np.ndarray, qs: np.ndarray, edges: np.ndarray,
+    lo_s: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
     """A nonnegative grid measure μ̃ with δ_μ̃ ≤ δ everywhere (step 2 of the module docstring).
 
     ``lb`` holds the grid bins, ``ps``, ``qs`` (shape (M, 4) or (M, 2), :func:`_sub_edges`) their
-    sub-bin masses. Returns the
+    sub-bin masses, ``lo_s`` their lower loss bounds where given (:func:`_sub_bins`). Returns the
     Q-masses at the grid points, the +∞ atom, and the δ-slack as charges (losses ℓ_j, amounts
     s_j ≥ 0, at rounding level in practice): clipping the measure where rounding left it negative
     may have raised δ_μ̃, but by at most Σ_j s_j 1[ε < ℓ_j] (raising a mass at ℓ by m raises δ
@@ -382,13 +444,13 @@ def _optimistic(
         # all above MAX_OPT_LOSS, or bins wider than e^ℓ's float range (μ ≳ 10⁴; e^h would
         # overflow below): each bin's Q-mass at its left end, which lowers δ at every ε
         out = np.zeros(edges.size)
-        out[: lb.q.size] = lb.q
+        np.add.at(out, _high_ends(lb, edges, 0), lb.q)
         out[-1] += float(lb.q_above)
         return out, float(lb.q_inf), np.zeros(0), np.zeros(0)
     nb = k_top  # bins 0..K−1
     p[nb:] = 0.0
     q[nb:] = 0.0
-    w_in = _split(p, q, edges)[: k_top + 1]
+    w_in = _split(p, q, edges, 0, (lb.loss_lo, lb.loss_hi))[: k_top + 1]
     # The Q-mass above x_K (bins K.., and above the grid) joins the interpolated measure as a
     # lump at x_K (a point on the grid: exact in the interpolant, and it gives the bins below
     # their room); it is moved up to its bins' left ends at the end. Moving Q-mass down lowers
@@ -407,9 +469,11 @@ def _optimistic(
     for i in range(0, nb, 1 << 16):  # (in row blocks: a grid at its cap has 2²² sub-bins)
         j = min(i + (1 << 16), nb)
         pj, qj = pss[i:j], qss[i:j]
-        u_s = _bin_offsets(pj, qj, edges[i:j, None], h)
-        a_s[i:j] = np.where(pj > 0, qj * -np.expm1(-u_s), qj)
-        b_s[i:j] = np.where(pj > 0, qj * np.expm1(h - u_s), qj)
+        lj = None if lo_s is None else lo_s[i:j]
+        u_s = _bin_offsets(pj, qj, edges[i:j, None], h, 0, (lj, None))
+        has = pj > 0 if lj is None else (pj > 0) | np.isfinite(lj)
+        a_s[i:j] = np.where(has, qj * -np.expm1(-u_s), qj)
+        b_s[i:j] = np.where(has, qj * np.expm1(h - u_s), qj)
     left_end = a_s <= b_s
     # The lowest bin with mass is charged wholly to its right end: below it δ is linear in x
     # (slope −P), and a charge at its left end would bend the interpolant concave there, so
@@ -484,10 +548,22 @@ def _optimistic(
     # the lump at its bins' left ends (dropping that mass, as before, left huge-loss steps with
     # an empty optimistic measure: σ = 1e-3 DP-SGD had an optimistic ε of 0)
     if hi_q.size and hi_q.any():
-        out[nb : nb + hi_q.size] += hi_q
+        np.add.at(out, _high_ends(lb, edges, nb), hi_q)
     if lb.q_above > 0:
         out[-1] += float(lb.q_above)
     return out, q_inf, np.concatenate(at_loss), np.concatenate(at_mass)
+
+
+def _high_ends(lb: LossBins, edges: np.ndarray, j0: int) -> np.ndarray:
+    """Where the optimistic measure puts the Q-mass of bins j0, j0 + 1, … above
+    :data:`MAX_OPT_LOSS`: at each bin's left end (a lower loss lowers δ at every ε), or at its
+    right end where the bin's given lower loss bound reaches it (an atom on a grid point:
+    EpsDelta(744)'s ±744 lost a step a copy)."""
+    pos = np.arange(j0, lb.q.size)
+    if lb.loss_lo is not None:
+        with np.errstate(invalid="ignore"):
+            pos = pos + (lb.loss_lo[j0:] >= edges[j0 + 1 : lb.q.size + 1])
+    return pos
 
 
 def _convexify(
@@ -558,10 +634,18 @@ def _loss_bins_chunked(c: TradeOff, edges: np.ndarray, chunk: int = 1 << 18) -> 
     if edges.size <= chunk + 1:
         return c._loss_bins(edges)
     parts = [c._loss_bins(edges[i: i + chunk + 1]) for i in range(0, edges.size - 1, chunk)]
+
+    def given(name: str) -> np.ndarray | None:
+        if all(getattr(x, name) is None for x in parts):
+            return None
+        return np.concatenate([np.full(x.p.size, np.nan) if getattr(x, name) is None
+                               else getattr(x, name) for x in parts])
+
     return LossBins(
         p=np.concatenate([x.p for x in parts]), q=np.concatenate([x.q for x in parts]),
         p_below=parts[0].p_below, q_below=parts[0].q_below,
         p_above=parts[-1].p_above, q_above=parts[-1].q_above, q_inf=parts[-1].q_inf,
+        loss_lo=given("loss_lo"), loss_hi=given("loss_hi"),
     )
 
 
@@ -658,7 +742,8 @@ def _moments_uncached(c: TradeOff) -> tuple[float, float]:
     lb = c._loss_bins(edges)
     # each bin's mass at its own loss log(q/p): exact for point masses (a midpoint would move
     # an atom by up to half a bin, enough to make E_Q[L] = KL(Q‖P) ≥ 0 come out negative)
-    loss = edges[:-1] + _bin_offsets(lb.p, lb.q, edges[:-1], np.diff(edges))
+    loss = edges[:-1] + _bin_offsets(lb.p, lb.q, edges[:-1], np.diff(edges), 0,
+                                     (lb.loss_lo, lb.loss_hi))
     tot = lb.q.sum()
     if tot <= 0:
         return 0.0, 0.0
@@ -745,17 +830,15 @@ def _local_drift(lower: TradeOff, upper: TradeOff, h: float, o: float, lo: float
     k0, k1 = math.floor((lo - o) / h) - 1, math.ceil((hi - o) / h) + 1
     edges = o + np.arange(k0, k1 + 1) * h
     sub = upper._loss_bins(_sub_edges(edges, subs))
-    ps, qs = sub.p.reshape(-1, subs), sub.q.reshape(-1, subs)
-    up = LossBins(p=_rowsum(ps), q=_rowsum(qs), p_below=0.0, q_below=0.0, p_above=0.0,
-                  q_above=0.0, q_inf=0.0)
+    up, ps, qs, lo_s = _sub_bins(sub, subs, edges)
+    up = dataclasses.replace(up, p_below=0.0, q_below=0.0, p_above=0.0, q_above=0.0, q_inf=0.0)
     if lower is upper:
         low = up
     else:
-        lb = lower._loss_bins(edges)
-        low = LossBins(p=lb.p, q=lb.q, p_below=0.0, q_below=0.0, p_above=0.0, q_above=0.0,
-                       q_inf=0.0)
+        low = dataclasses.replace(lower._loss_bins(edges), p_below=0.0, q_below=0.0,
+                                  p_above=0.0, q_above=0.0, q_inf=0.0)
     w = _ctd(low, edges)[0]
-    wo = _optimistic(up, ps, qs, edges)[0]
+    wo = _optimistic(up, ps, qs, edges, lo_s)[0]
     return float(((w - wo) * edges).sum())
 
 
@@ -901,11 +984,7 @@ class _Component:
         if subs is None:  # (sub-bins per bin: see _sub_count)
             subs = _sub_count(_atoms(upper))
         sub = _loss_bins_chunked(upper, _sub_edges(edges, subs))
-        ps, qs = sub.p.reshape(-1, subs), sub.q.reshape(-1, subs)
-        lb_up = LossBins(
-            p=_rowsum(ps), q=_rowsum(qs), p_below=sub.p_below, q_below=sub.q_below,
-            p_above=sub.p_above, q_above=sub.q_above, q_inf=sub.q_inf,
-        )
+        lb_up, ps, qs, lo_s = _sub_bins(sub, subs, edges)
         lb_lo = lb_up if lower is upper else lower._loss_bins(edges)
         self.w, self.q_inf = _ctd(lb_lo, edges)
         # (the coupled mode's kernel ``wc`` is built when first used; its +∞ atom is _ctd's)
@@ -913,7 +992,7 @@ class _Component:
         self.qc_inf = float(lb_up.q_inf + lb_up.q_above)
         self.trunc = float(lb_up.q_below + lb_up.q_above)
         self.wo, self.qo_inf, self.slack_loss, self.slack_mass = _optimistic(
-            lb_up, ps, qs, edges
+            lb_up, ps, qs, edges, lo_s
         )
         if charges is not None:
             self.slack_loss = np.concatenate([self.slack_loss, charges[0]])

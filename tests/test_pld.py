@@ -897,3 +897,50 @@ def test_a_bracket_below_eps_ref_wider_than_planned_warns() -> None:
         warnings.simplefilter("error", fdp.AccuracyWarning)
         for d in (0.5, 0.1, 1e-3, 1e-8):
             g.epsilon_bracket(d)
+
+
+def _exact_eps(steps: list[tuple[list, list]], delta: float) -> mpmath.mpf:
+    """ε(δ) of the product of discrete pairs (P-masses, Q-masses) by exact sums (mpmath):
+    δ(ε) = Σ over joint outcomes of (Q − e^ε P)₊ (theory §3), inverted by bisection."""
+    joint = [(mpmath.mpf(1), mpmath.mpf(1))]
+    for ps, qs in steps:
+        joint = [(a * p, b * q) for a, b in joint for p, q in zip(ps, qs, strict=True)]
+
+    def dlt(e: mpmath.mpf) -> mpmath.mpf:
+        return mpmath.fsum(max(q - mpmath.exp(e) * p, 0) for p, q in joint)
+
+    lo, hi = mpmath.mpf(0), mpmath.mpf(5000)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if dlt(mid) > delta else (lo, mid)
+    return hi
+
+
+@pytest.mark.parametrize("e", [740.0, 744.0, 800.0])
+def test_engine_on_losses_beyond_the_p_mass_range_against_exact_sums(e: float) -> None:
+    # A P-mass below 2⁻¹⁰⁰⁰ (subnormal) keeps a few bits, and the connect-the-dots split read
+    # its bin's loss from log(q/p): compose(subsample(EpsDelta(744), 0.3), repeat=2,
+    # numeric=True).epsilon_bracket(1e-3) read [1485.40, 1485.40] for the exact 1485.58 (and
+    # EpsDelta(744)² read 2e-7 below the truth). Curves that know their losses now give them
+    # (LossBins.loss_lo/loss_hi), through Mixture, Inverse and subsample.
+    mpmath.mp.dps = 60
+    p = 0.3
+    r = 1 / (1 + mpmath.exp(e))
+    q1 = (1 - mpmath.mpf(p)) * r + p * (1 - r)
+    rr = ([1 - r, r], [r, 1 - r])  # EpsDelta(e): randomized response
+    sub = ([r, q1, 1 - r - q1], [q1, r, 1 - r - q1])  # C_p(RR_e) (DRS Thm 4.2)
+    add = ([1 - r, r], [(1 - p) * (1 - r) + p * r, q1])  # p·RR + (1 − p)·Id
+    rem = (add[1], add[0])
+    f = fdp.EpsDelta(e)
+    ps = fdp.poisson_subsample(f, p)
+    cases = [(f, rr, 2), (f, rr, 3), (fdp.subsample(f, p), sub, 2), (ps.symmetric, sub, 2),
+             (ps.add, add, 2), (ps.remove, rem, 2)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", fdp.AccuracyWarning)
+        for c, pair, n in cases:
+            g = fdp.compose(c, repeat=n, numeric=True)
+            for d in [1e-2, 1e-3, 1e-6]:
+                truth = _exact_eps([pair] * n, d)
+                lo, hi = g.epsilon_bracket(d)
+                assert lo <= truth <= hi, (c, n, d, lo, hi, float(truth))
+                assert hi - lo <= 1e-3 * hi  # (the default tol)
