@@ -38,6 +38,7 @@ from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Bracketed
 from .tradeoff import (
+    TINY_P,
     Inverse,
     LossBins,
     PiecewiseLinear,
@@ -97,13 +98,18 @@ def min_envelope(
     idx = lower_hull_c(a, ac, b, bc)
     a, b, bc, ac, qc = a[idx], b[idx], bc[idx], ac[idx], qc[idx]
     kind = "exact" if f.kind == g.kind == "exact" else f.kind
+    masses = _envelope_masses(f, g) if _kinks_underflow(f, g) else None
     # (the parts' mass rounding stays charged: the mixture of subsample rounds p·q_∞ to
     # nearest, and without its rtol the envelope read δ a rounding below the truth at every ε
     # beyond the largest loss, and ε = 2e-15 at δ one ulp below p·q_∞, where the truth is ∞)
     out = PiecewiseLinear(
         a, b, alpha_c=ac, beta_c=bc, q_inf=q_inf, q_cum=np.maximum(qc, 0.0), kind=kind,
         mass_rtol=max(f._mass_rtol, g._mass_rtol),
+        masses=None if masses is None else masses[:3],
+        mass_q_inf=None if masses is None else max(f._mass_qinf, g._mass_qinf),
     )
+    if masses is not None:
+        out._loss_err = masses[3]
     if f._side == g._side == "upper":
         out = out._as_upper()
         out.__class__ = _UpperEnvelope
@@ -114,6 +120,120 @@ def min_envelope(
         out._twin_ok = f._has_twin() and g._has_twin()  # (its twin's profile is the parts')
     out._self_inverse = symmetric
     return out
+
+
+def _kinks_underflow(f: PiecewiseLinear, g: PiecewiseLinear) -> bool:
+    """Whether min{f, g}**'s masses are built from the parts' (:func:`_envelope_masses`): both
+    parts exact, read on the lower side from their own masses, and one of them has an outcome
+    whose P- or Q-mass is below 2⁻¹⁰⁰⁰ (its kink underflows in the hull's breakpoints)."""
+    for x in (f, g):
+        if x.kind != "exact" or x._side != "lower" or x._offset != 0.0 or x._bound:
+            return False
+    for x in (f, g):
+        p, q, loss = x._masses
+        fin = np.isfinite(loss)
+        if (fin & (((p < TINY_P) & (q > 0.0)) | ((q < TINY_P) & (p > 0.0)))).any():
+            return True
+    return False
+
+
+def _envelope_masses(f: PiecewiseLinear, g: PiecewiseLinear) -> tuple[
+    np.ndarray, np.ndarray, np.ndarray, np.ndarray
+]:
+    """The outcomes (P-masses, Q-masses, losses, loss rounding bounds) of min{f, g}**, from the
+    parts' own masses and losses, sorted by decreasing loss.
+
+    Its privacy profile is max(δ_f, δ_g) (:class:`_ProfileMax`). Between consecutive kinks
+    K_k > K_{k+1} of either part each δ_X is linear in x = e^ε, δ_X = B_X − x A_X (B_X the
+    Q-mass and A_X the P-mass of X's outcomes with loss ≥ K_k, plus X's +∞ atom), so the
+    maximum has its kinks at the parts' kinks and at most one crossing x_c = ΔB/ΔA inside each
+    interval. A kink where one part stays on top keeps that part's own mass; where the top part
+    changes, and at a crossing, the mass is the change of B. A_X is kept in logs
+    (log Σ q_i e^{−ℓ_i}), so no P-mass underflows: the hull's breakpoints lose kinks below
+    α ≈ 1e-308, and min_envelope of two curves with losses near 720 composed twice read
+    ε(1e-3) 1441.10 for the exact 1442.47 (below it). A crossing's loss
+    log|ΔB| − log|ΔA| carries the rounding of both differences (relative to their sizes) and is
+    kept within its interval.
+    """
+    u = UNIT_ROUNDOFF
+    parts = []
+    for x in (f, g):
+        p, q, loss = x._masses
+        err = x._loss_errs()
+        fin = np.isfinite(loss) & (q > 0.0)
+        parts.append((q[fin], loss[fin], err[fin], float(x._mass_qinf)))
+    kinks = np.unique(np.concatenate([pt[1] for pt in parts]))[::-1]  # decreasing
+    m = kinks.size
+    n_tot = sum(pt[0].size for pt in parts) + 4.0
+    big_b, comp, log_a, own, own_err = [], [], [], [], []
+    for q, loss, err, qi in parts:
+        idx = np.searchsorted(-loss, -kinks, side="right")  # outcomes with loss ≥ K_k
+        cq = np.concatenate([[0.0], np.cumsum(q)])
+        rq = np.concatenate([np.cumsum(q[::-1])[::-1], [0.0]])  # Q-mass from i on
+        big_b.append(qi + cq[idx])
+        comp.append(rq[idx])
+        with np.errstate(divide="ignore"):
+            la = np.concatenate([[-np.inf], np.logaddexp.accumulate(np.log(q) - loss)])
+        log_a.append(la[idx])
+        at = np.searchsorted(-loss, -kinks, side="left")
+        hit = (at < loss.size) & (loss[np.minimum(at, loss.size - 1)] == kinks)
+        own.append(np.where(hit, q[np.minimum(at, loss.size - 1)], 0.0))
+        own_err.append(np.where(hit, err[np.minimum(at, loss.size - 1)], 0.0))
+    bf, bg = big_b
+    # ΔB from the tails or from the complements, whichever is smaller (the totals agree)
+    small = bf + bg <= comp[0] + comp[1]
+    d_b = np.where(small, bf - bg, comp[1] - comp[0])
+    e_b = n_tot * u * np.where(small, bf + bg, comp[0] + comp[1])
+    laf, lag = log_a
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        hi_a, lo_a = np.maximum(laf, lag), np.minimum(laf, lag)
+        l_da = hi_a + np.log1p(-np.exp(lo_a - hi_a))  # log |ΔA|
+        s_a = np.sign(laf - lag)
+        s_a = np.where(laf == lag, 0.0, s_a)
+        r_a = 2.0 * n_tot * u * 2.0 * np.exp(hi_a - l_da)  # relative error of |ΔA|
+        lc = np.log(np.abs(d_b)) - l_da  # the crossing's log x
+    top = kinks
+    bot = np.append(kinks[1:], -np.inf)
+    # which part is on top in the upper and lower part of each interval (True: f)
+    f_whole = np.where(s_a == 0, d_b >= 0,
+                       np.where(s_a > 0, (d_b > 0) & (lc >= top), (d_b >= 0) | (lc <= bot)))
+    g_whole = np.where(s_a == 0, d_b < 0,
+                       np.where(s_a > 0, (d_b <= 0) | (lc <= bot), (d_b < 0) & (lc >= top)))
+    cross = ~f_whole & ~g_whole
+    top_f = np.where(cross, s_a < 0, f_whole)  # (f steeper: f below the crossing)
+    bot_f = np.where(cross, s_a > 0, f_whole)
+    qi_f, qi_g = parts[0][3], parts[1][3]
+    first_f = qi_f > qi_g or (qi_f == qi_g and bool(top_f[0])) if m else True
+    prev_f = np.concatenate([[first_f], bot_f[:-1]])
+    # kink masses: the staying part's own; on a change B_cur(k) − B_prev(k−1)
+    own_f, own_g = own
+    q_k = np.where(prev_f == top_f, np.where(top_f, own_f, own_g),
+                   np.where(top_f, d_b + own_g, -d_b + own_f))
+    e_k = np.maximum(own_err[0], own_err[1])
+    # crossings: the change of B, at log x_c (its rounding: ΔB's and ΔA's relative errors,
+    # and the logarithms' ulps), kept within the interval
+    q_c = np.abs(d_b[cross])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r_b = e_b[cross] / q_c
+        l_c = np.clip(lc[cross], bot[cross], top[cross])
+        e_c = r_b + r_a[cross] + 4.0 * u * (np.abs(l_c) + np.abs(l_da[cross]) + 1.0)
+        e_c = np.minimum(np.nan_to_num(e_c, nan=np.inf), top[cross] - bot[cross])
+    loss = np.concatenate([kinks, l_c])
+    qq = np.maximum(np.concatenate([q_k, q_c]), 0.0)
+    ee = np.concatenate([e_k, e_c])
+    order = np.argsort(-loss, kind="stable")
+    loss, qq, ee = loss[order], qq[order], ee[order]
+    keep = qq > 0.0
+    loss, qq, ee = loss[keep], qq[keep], ee[keep]
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        pp = np.exp(np.log(qq) - loss)
+    rest = max(1.0 - float(pp.sum()), 0.0)  # P-mass at loss −∞
+    if rest > 0.0:
+        pp, qq = np.append(pp, rest), np.append(qq, 0.0)
+        loss, ee = np.append(loss, -np.inf), np.append(ee, 0.0)
+    for arr in (pp, qq, loss):
+        arr.setflags(write=False)
+    return pp, qq, loss, ee
 
 
 class _PartsEnvelope(PiecewiseLinear):
