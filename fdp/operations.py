@@ -861,6 +861,13 @@ def symmetrize(f: TradeOff) -> TradeOff:
         return f
     if isinstance(f, PiecewiseLinear) and _mirror_masses(f):
         return f  # T(P, Q) = T(Q, P) exactly: min{f, f⁻¹}** = f
+    if isinstance(f, Mixture) and not f._optimistic and isinstance(f.base, PiecewiseLinear):
+        # min{f_p, f_p⁻¹}** is C_p(f) by definition (DRS Thm 4.2): subsample builds it from
+        # f's own masses (through the generic path below, the lines' kinks underflowed:
+        # symmetrize(poisson_subsample(EpsDelta(744), 0.3).add) composed twice read ε(1e-3)
+        # 1485.07 for the exact 1485.581). (Closed-form bases keep the path below, whose
+        # bracket answers δ and ε from their closed forms: fdp.dpsgd's one step.)
+        return _named(subsample(f.base, f.p), f"symmetrize({f!r})")
     if isinstance(f, PiecewiseLinear):
         return _named(min_envelope(f, f.inverse(), symmetric=True), f"symmetrize({f!r})")
     if isinstance(f, Bracketed):

@@ -712,3 +712,26 @@ def test_envelopes_of_underflowing_kinks_against_exact_hulls(case: str) -> None:
             truth = _mp_eps(ref, n, d)
             lo, hi = g.epsilon_bracket(d)
             assert lo <= truth <= hi, (n, numeric, d, lo, hi, float(truth))
+
+
+@pytest.mark.parametrize("e", [5.0, 744.0, 800.0])
+def test_symmetrized_poisson_add_pair_against_exact_sums(e: float) -> None:
+    # symmetrize(f_p) = min{f_p, f_p⁻¹}** = C_p(f) (DRS Thm 4.2). Through the generic path (a
+    # bracket of lines) the kinks underflowed: composed twice at ε = 744 it read ε(1e-3)
+    # [52.8, 1485.07] for the exact 1485.581 (upper end below), and at ε = 800 [52.8, ∞].
+    # Reference: the outcomes of C_p(RR_e) (see the two-fold test above), exact sums.
+    import mpmath as mp
+
+    mp.mp.dps = 60
+    p = 0.3
+    r = 1 / (1 + mp.exp(e))
+    q1 = (1 - mp.mpf(p)) * r + mp.mpf(p) * (1 - r)
+    ref = ([r, q1, 1 - r - q1], [q1, r, 1 - r - q1])
+    c = fdp.symmetrize(fdp.poisson_subsample(fdp.EpsDelta(e), p).add)
+    for numeric in (False, True):
+        g = fdp.compose(c, repeat=2, numeric=numeric)
+        for d in [1e-3, 1e-8]:
+            truth = _mp_eps(ref, 2, d)
+            lo, hi = g.epsilon_bracket(d)
+            assert lo <= truth <= hi, (numeric, d, lo, hi, float(truth))
+            assert hi - lo <= 1e-3 * hi
