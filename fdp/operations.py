@@ -867,7 +867,7 @@ def symmetrize(f: TradeOff) -> TradeOff:
         # symmetrize(poisson_subsample(EpsDelta(744), 0.3).add) composed twice read ε(1e-3)
         # 1485.07 for the exact 1485.581). (Closed-form bases keep the path below, whose
         # bracket answers δ and ε from their closed forms: fdp.dpsgd's one step.)
-        return _named(subsample(f.base, f.p), f"symmetrize({f!r})")
+        return subsample(f.base, f.p)
     if isinstance(f, PiecewiseLinear):
         return _named(min_envelope(f, f.inverse(), symmetric=True), f"symmetrize({f!r})")
     if isinstance(f, Bracketed):
