@@ -712,3 +712,14 @@ def test_very_sparse_calibration_is_certified_and_tight_against_mpmath() -> None
     assert fdp.dpsgd(s, 1e-9, 2).epsilon(1e-13) <= 0.05
     assert _add_delta_two_steps(1 / s, 1e-9, 0.05) <= 1e-13
     assert _add_delta_two_steps(1 / (s * (1 - 1e-3)), 1e-9, 0.05) > 1e-13
+
+
+def test_calibration_does_not_pass_on_the_engines_accuracy_warnings() -> None:
+    # The search reads both ends of every bracket; a σ on the way whose bracket was 0.11 %
+    # wide at tol 1e-3 printed an AccuracyWarning in the README's `fdp calibrate` example.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", fdp.AccuracyWarning)
+        s = fdp.calibrate_dpsgd(0.01, 1000, eps=2, delta=1e-5)
+    assert 0.9 < s < 1.0
