@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from exact_sums import mp_breakpoints, mp_eps, mp_hull_pair, mp_pair
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, optimize, stats
@@ -595,66 +596,6 @@ def test_two_fold_subsampled_randomized_response_against_exact_sums(e: float) ->
         assert hi - lo <= 1e-12 * hi
 
 
-def _mp_pair(p: list[float], q: list[float]) -> tuple[list[Any], list[Any]]:
-    """The float masses as exact mpmath numbers, each side normalized exactly."""
-    import mpmath as mp
-
-    pm, qm = [mp.mpf(x) for x in p], [mp.mpf(x) for x in q]
-    sp, sq = mp.fsum(pm), mp.fsum(qm)
-    return [x / sp for x in pm], [x / sq for x in qm]
-
-
-def _mp_breakpoints(pm: list[Any], qm: list[Any]) -> list[tuple[Any, Any]]:
-    """The breakpoints (α, β) of T(P, Q), exact: outcomes by decreasing likelihood ratio."""
-    import mpmath as mp
-
-    fin = sorted(((a, b) for a, b in zip(pm, qm, strict=True) if a > 0), key=lambda t: -t[1] / t[0])
-    q_inf = mp.fsum(b for a, b in zip(pm, qm, strict=True) if a == 0)
-    pts = [(mp.mpf(0), mp.mpf(1)), (mp.mpf(0), 1 - q_inf)]
-    for k in range(len(fin)):
-        pts.append((mp.fsum(a for a, _ in fin[: k + 1]), mp.fsum(b for _, b in fin[k + 1:])))
-    return pts + [(mp.mpf(1), mp.mpf(0))]
-
-
-def _mp_hull_pair(pts: list[tuple[Any, Any]]) -> tuple[list[Any], list[Any]]:
-    """The pair (P, Q) of the lower convex hull of the points (monotone chain, exact)."""
-    import mpmath as mp
-
-    best: dict[Any, Any] = {}
-    for a, b in pts:
-        best[a] = min(b, best.get(a, b))
-    hull: list[tuple[Any, Any]] = []
-    for pt in sorted(best.items()):
-        while len(hull) >= 2 and ((hull[-1][0] - hull[-2][0]) * (pt[1] - hull[-2][1])
-                                  - (hull[-1][1] - hull[-2][1]) * (pt[0] - hull[-2][0])) <= 0:
-            hull.pop()
-        hull.append(pt)
-    pm, qm = [mp.mpf(0)], [1 - hull[0][1]]
-    for (a0, b0), (a1, b1) in zip(hull[:-1], hull[1:], strict=True):
-        pm.append(a1 - a0)
-        qm.append(b0 - b1)
-    return pm, qm
-
-
-def _mp_eps(pair: tuple[list[Any], list[Any]], n: int, delta: float) -> Any:
-    """ε(δ) of the n-fold product of a discrete pair: δ(ε) = Σ (Q − e^ε P)₊ over the joint
-    outcomes (theory §3), inverted by bisection."""
-    import mpmath as mp
-
-    joint = [(mp.mpf(1), mp.mpf(1))]
-    for _ in range(n):
-        joint = [(a * x, b * y) for a, b in joint for x, y in zip(*pair, strict=True)]
-
-    def dlt(e: Any) -> Any:
-        return mp.fsum(max(y - mp.exp(e) * x, 0) for x, y in joint)
-
-    lo, hi = mp.mpf(0), mp.mpf(5000)
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if dlt(mid) > delta else (lo, mid)
-    return hi
-
-
 @pytest.mark.parametrize("case", ["envelope", "symmetrize", "poisson"])
 def test_envelopes_of_underflowing_kinks_against_exact_hulls(case: str) -> None:
     # min{f, g}**'s masses came from the hull's breakpoints, whose kinks underflow below
@@ -673,20 +614,20 @@ def test_envelopes_of_underflowing_kinks_against_exact_hulls(case: str) -> None:
         p2, q2 = ([3.1768479945e-314, 7.129632583e-315, 1.0],
                   [0.203125, 0.125, 0.671875])
         c = min_envelope(fdp.from_distributions(p1, q1), fdp.from_distributions(p2, q2))
-        ref = _mp_hull_pair(_mp_breakpoints(*_mp_pair(p1, q1)) + _mp_breakpoints(*_mp_pair(p2, q2)))
+        ref = mp_hull_pair(mp_breakpoints(*mp_pair(p1, q1)) + mp_breakpoints(*mp_pair(p2, q2)))
         runs = [(2, False), (2, True)]
     elif case == "symmetrize":
         p1, q1 = ([5.130185e-318, 2.0051794457e-314, 1.0],
                   [0.125, 0.078125, 0.796875])
         c = fdp.symmetrize(fdp.from_distributions(p1, q1))
-        bp = _mp_breakpoints(*_mp_pair(p1, q1))
-        ref = _mp_hull_pair(bp + [(b, a) for a, b in bp])
+        bp = mp_breakpoints(*mp_pair(p1, q1))
+        ref = mp_hull_pair(bp + [(b, a) for a, b in bp])
         runs = [(2, False), (2, True)]
     else:
         p1 = [0.1875, 0.0390625, 0.1875, 0.5859375]
         q1 = [2e-323, 5.83e-322, 5.063659676330008e-307, 1.0]
         f = fdp.from_distributions(p1, q1)
-        pm, qm = _mp_pair(p1, q1)
+        pm, qm = mp_pair(p1, q1)
         r = 0.01
         for rate in (0.3, 0.01):  # (the hunt's rate; checked with both)
             rm = mp.mpf(rate)  # (1 − rate in float is not exact)
@@ -694,22 +635,22 @@ def test_envelopes_of_underflowing_kinks_against_exact_hulls(case: str) -> None:
             rem = ([(1 - rm) * b + rm * a for a, b in zip(pm, qm, strict=True)], qm)
             pts = []
             for pair in (add, rem):
-                bp = _mp_breakpoints(*pair)
+                bp = mp_breakpoints(*pair)
                 pts += bp + [(b, a) for a, b in bp]
-            ref = _mp_hull_pair(pts)
+            ref = mp_hull_pair(pts)
             c = fdp.poisson_subsample(f, rate).symmetric
             r = rate
             for n, numeric in [(1, True), (2, False)]:
                 g = fdp.compose(*([c] * n if n > 1 else [c, fdp.Identity()]), numeric=numeric)
                 for d in [1e-3, 1e-8]:
-                    truth = _mp_eps(ref, n, d)
+                    truth = mp_eps([ref] * n, d)
                     lo, hi = g.epsilon_bracket(d)
                     assert lo <= truth <= hi, (r, n, numeric, d, lo, hi, float(truth))
         return
     for n, numeric in runs:
         g = fdp.compose(*([c] * n), numeric=numeric)
         for d in [1e-3, 1e-8]:
-            truth = _mp_eps(ref, n, d)
+            truth = mp_eps([ref] * n, d)
             lo, hi = g.epsilon_bracket(d)
             assert lo <= truth <= hi, (n, numeric, d, lo, hi, float(truth))
 
@@ -731,7 +672,7 @@ def test_symmetrized_poisson_add_pair_against_exact_sums(e: float) -> None:
     for numeric in (False, True):
         g = fdp.compose(c, repeat=2, numeric=numeric)
         for d in [1e-3, 1e-8]:
-            truth = _mp_eps(ref, 2, d)
+            truth = mp_eps([ref] * 2, d)
             lo, hi = g.epsilon_bracket(d)
             assert lo <= truth <= hi, (numeric, d, lo, hi, float(truth))
             assert hi - lo <= 1e-3 * hi

@@ -16,6 +16,7 @@ import warnings
 import mpmath
 import numpy as np
 import pytest
+from exact_sums import mp_eps
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
@@ -899,23 +900,6 @@ def test_a_bracket_below_eps_ref_wider_than_planned_warns() -> None:
             g.epsilon_bracket(d)
 
 
-def _exact_eps(steps: list[tuple[list, list]], delta: float) -> mpmath.mpf:
-    """ε(δ) of the product of discrete pairs (P-masses, Q-masses) by exact sums (mpmath):
-    δ(ε) = Σ over joint outcomes of (Q − e^ε P)₊ (theory §3), inverted by bisection."""
-    joint = [(mpmath.mpf(1), mpmath.mpf(1))]
-    for ps, qs in steps:
-        joint = [(a * p, b * q) for a, b in joint for p, q in zip(ps, qs, strict=True)]
-
-    def dlt(e: mpmath.mpf) -> mpmath.mpf:
-        return mpmath.fsum(max(q - mpmath.exp(e) * p, 0) for p, q in joint)
-
-    lo, hi = mpmath.mpf(0), mpmath.mpf(5000)
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if dlt(mid) > delta else (lo, mid)
-    return hi
-
-
 @pytest.mark.parametrize("e", [740.0, 744.0, 800.0])
 def test_engine_on_losses_beyond_the_p_mass_range_against_exact_sums(e: float) -> None:
     # A P-mass below 2⁻¹⁰⁰⁰ (subnormal) keeps a few bits, and the connect-the-dots split read
@@ -940,7 +924,7 @@ def test_engine_on_losses_beyond_the_p_mass_range_against_exact_sums(e: float) -
         for c, pair, n in cases:
             g = fdp.compose(c, repeat=n, numeric=True)
             for d in [1e-2, 1e-3, 1e-6]:
-                truth = _exact_eps([pair] * n, d)
+                truth = mp_eps([pair] * n, d)
                 lo, hi = g.epsilon_bracket(d)
                 assert lo <= truth <= hi, (c, n, d, lo, hi, float(truth))
                 assert hi - lo <= 1e-3 * hi  # (the default tol)

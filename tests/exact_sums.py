@@ -1,0 +1,61 @@
+"""Exact references for discrete pairs, independent of fdp: ε(δ) of a product of pairs by exact
+sums over the joint outcomes in mpmath (theory §3: δ(ε) = Σ (Q − e^ε P)₊), and the pair of the
+lower convex hull of exact breakpoints (min{f, g}**)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mpmath as mp
+
+
+def mp_eps(steps: list[tuple[list[Any], list[Any]]], delta: float, top: float = 5000.0) -> Any:
+    """ε(δ) of the product of the discrete pairs ``steps`` (P-masses, Q-masses), by bisection
+    on δ(ε) = Σ over joint outcomes of (Q − e^ε P)₊ (at the caller's mpmath precision)."""
+    joint = [(mp.mpf(1), mp.mpf(1))]
+    for ps, qs in steps:
+        joint = [(a * x, b * y) for a, b in joint for x, y in zip(ps, qs, strict=True)]
+
+    def dlt(e: Any) -> Any:
+        return mp.fsum(max(y - mp.exp(e) * x, 0) for x, y in joint)
+
+    lo, hi = mp.mpf(0), mp.mpf(top)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if dlt(mid) > delta else (lo, mid)
+    return hi
+
+
+def mp_pair(p: list[float], q: list[float]) -> tuple[list[Any], list[Any]]:
+    """The float masses as exact mpmath numbers, each side normalized exactly."""
+    pm, qm = [mp.mpf(x) for x in p], [mp.mpf(x) for x in q]
+    sp, sq = mp.fsum(pm), mp.fsum(qm)
+    return [x / sp for x in pm], [x / sq for x in qm]
+
+
+def mp_breakpoints(pm: list[Any], qm: list[Any]) -> list[tuple[Any, Any]]:
+    """The breakpoints (α, β) of T(P, Q), exact: outcomes by decreasing likelihood ratio."""
+    fin = sorted(((a, b) for a, b in zip(pm, qm, strict=True) if a > 0), key=lambda t: -t[1] / t[0])
+    q_inf = mp.fsum(b for a, b in zip(pm, qm, strict=True) if a == 0)
+    pts = [(mp.mpf(0), mp.mpf(1)), (mp.mpf(0), 1 - q_inf)]
+    for k in range(len(fin)):
+        pts.append((mp.fsum(a for a, _ in fin[: k + 1]), mp.fsum(b for _, b in fin[k + 1:])))
+    return pts + [(mp.mpf(1), mp.mpf(0))]
+
+
+def mp_hull_pair(pts: list[tuple[Any, Any]]) -> tuple[list[Any], list[Any]]:
+    """The pair (P, Q) of the lower convex hull of the points (monotone chain, exact)."""
+    best: dict[Any, Any] = {}
+    for a, b in pts:
+        best[a] = min(b, best.get(a, b))
+    hull: list[tuple[Any, Any]] = []
+    for pt in sorted(best.items()):
+        while len(hull) >= 2 and ((hull[-1][0] - hull[-2][0]) * (pt[1] - hull[-2][1])
+                                  - (hull[-1][1] - hull[-2][1]) * (pt[0] - hull[-2][0])) <= 0:
+            hull.pop()
+        hull.append(pt)
+    pm, qm = [mp.mpf(0)], [1 - hull[0][1]]
+    for (a0, b0), (a1, b1) in zip(hull[:-1], hull[1:], strict=True):
+        pm.append(a1 - a0)
+        qm.append(b0 - b1)
+    return pm, qm
