@@ -16,7 +16,7 @@ import warnings
 import mpmath
 import numpy as np
 import pytest
-from exact_sums import mp_eps
+from exact_sums import mp_breakpoints, mp_eps, mp_hull_pair, mp_pair
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
@@ -928,3 +928,31 @@ def test_engine_on_losses_beyond_the_p_mass_range_against_exact_sums(e: float) -
                 lo, hi = g.epsilon_bracket(d)
                 assert lo <= truth <= hi, (c, n, d, lo, hi, float(truth))
                 assert hi - lo <= 1e-3 * hi  # (the default tol)
+
+
+def test_slack_lift_counts_the_optimistic_measures_extra_mass() -> None:
+    # An optimistic measure whose clamped charges add mass (8.8e-5 a step here, the Poisson
+    # curve's top near loss 700) has total mass 1 + s. The lift subtracted S = Σ n_i s_i, but
+    # the telescoping bound is Σ_i s_i × the mass of the other steps: composed twice the
+    # optimistic δ(55.7335) read 0.1 + s² = 0.1000000078 for the exact 0.1, and the bracket
+    # [55.73350024, 55.73350011] was inverted, its lower end 2.5e-9 relative above the truth.
+    # Reference: the exact hull of the four Poisson pairs' breakpoints (mpmath, 700 digits)
+    # and exact sums over the product's outcomes.
+    mpmath.mp.dps = 700
+    p1 = [0.03304338453138522, 1.8949532173478321e-26, 0.9669566154686148]
+    q1 = [4.010466693710731e-307, 0.27064766340094726, 0.7293523365990527]
+    rate = mpmath.mpf(0.3)
+    pm, qm = mp_pair(p1, q1)
+    add = (pm, [(1 - rate) * a + rate * b for a, b in zip(pm, qm, strict=True)])
+    rem = ([(1 - rate) * b + rate * a for a, b in zip(pm, qm, strict=True)], qm)
+    pts = []
+    for pair in (add, rem):
+        bp = mp_breakpoints(*pair)
+        pts += bp + [(b, a) for a, b in bp]
+    ref = mp_hull_pair(pts)
+    c = fdp.poisson_subsample(fdp.from_distributions(p1, q1), 0.3).symmetric
+    g = fdp.compose(c, repeat=2, numeric=True)
+    for d in [0.1, 1e-3]:
+        truth = mp_eps([ref] * 2, d)
+        lo, hi = g.epsilon_bracket(d)
+        assert lo <= truth <= hi, (d, lo, hi, float(truth))
