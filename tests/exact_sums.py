@@ -59,3 +59,20 @@ def mp_hull_pair(pts: list[tuple[Any, Any]]) -> tuple[list[Any], list[Any]]:
         pm.append(a1 - a0)
         qm.append(b0 - b1)
     return pm, qm
+
+
+def mp_poisson_symmetric_pair(p: list[float], q: list[float], rate: float) -> tuple[
+    list[Any], list[Any]
+]:
+    """The pair of Poisson subsampling's symmetric curve min{A, A⁻¹, R, R⁻¹}** (theory §7),
+    exactly: A = T(P, (1 − r)P + rQ), R = T((1 − r)Q + rP, Q), for the float pair (p, q) and
+    rate r (1 − r in mpmath: in float it is rounded)."""
+    pm, qm = mp_pair(p, q)
+    r = mp.mpf(rate)
+    add = (pm, [(1 - r) * a + r * b for a, b in zip(pm, qm, strict=True)])
+    rem = ([(1 - r) * b + r * a for a, b in zip(pm, qm, strict=True)], qm)
+    pts = []
+    for pair in (add, rem):
+        bp = mp_breakpoints(*pair)
+        pts += bp + [(b, a) for a, b in bp]
+    return mp_hull_pair(pts)

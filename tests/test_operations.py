@@ -8,7 +8,13 @@ from typing import Any
 
 import numpy as np
 import pytest
-from exact_sums import mp_breakpoints, mp_eps, mp_hull_pair, mp_pair
+from exact_sums import (
+    mp_breakpoints,
+    mp_eps,
+    mp_hull_pair,
+    mp_pair,
+    mp_poisson_symmetric_pair,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, optimize, stats
@@ -627,25 +633,15 @@ def test_envelopes_of_underflowing_kinks_against_exact_hulls(case: str) -> None:
         p1 = [0.1875, 0.0390625, 0.1875, 0.5859375]
         q1 = [2e-323, 5.83e-322, 5.063659676330008e-307, 1.0]
         f = fdp.from_distributions(p1, q1)
-        pm, qm = mp_pair(p1, q1)
-        r = 0.01
         for rate in (0.3, 0.01):  # (the hunt's rate; checked with both)
-            rm = mp.mpf(rate)  # (1 − rate in float is not exact)
-            add = (pm, [(1 - rm) * a + rm * b for a, b in zip(pm, qm, strict=True)])
-            rem = ([(1 - rm) * b + rm * a for a, b in zip(pm, qm, strict=True)], qm)
-            pts = []
-            for pair in (add, rem):
-                bp = mp_breakpoints(*pair)
-                pts += bp + [(b, a) for a, b in bp]
-            ref = mp_hull_pair(pts)
+            ref = mp_poisson_symmetric_pair(p1, q1, rate)
             c = fdp.poisson_subsample(f, rate).symmetric
-            r = rate
             for n, numeric in [(1, True), (2, False)]:
                 g = fdp.compose(*([c] * n if n > 1 else [c, fdp.Identity()]), numeric=numeric)
                 for d in [1e-3, 1e-8]:
                     truth = mp_eps([ref] * n, d)
                     lo, hi = g.epsilon_bracket(d)
-                    assert lo <= truth <= hi, (r, n, numeric, d, lo, hi, float(truth))
+                    assert lo <= truth <= hi, (rate, n, numeric, d, lo, hi, float(truth))
         return
     for n, numeric in runs:
         g = fdp.compose(*([c] * n), numeric=numeric)

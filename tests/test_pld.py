@@ -16,7 +16,7 @@ import warnings
 import mpmath
 import numpy as np
 import pytest
-from exact_sums import mp_breakpoints, mp_eps, mp_hull_pair, mp_pair
+from exact_sums import mp_eps, mp_poisson_symmetric_pair
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.stats import norm
@@ -941,15 +941,7 @@ def test_slack_lift_counts_the_optimistic_measures_extra_mass() -> None:
     mpmath.mp.dps = 700
     p1 = [0.03304338453138522, 1.8949532173478321e-26, 0.9669566154686148]
     q1 = [4.010466693710731e-307, 0.27064766340094726, 0.7293523365990527]
-    rate = mpmath.mpf(0.3)
-    pm, qm = mp_pair(p1, q1)
-    add = (pm, [(1 - rate) * a + rate * b for a, b in zip(pm, qm, strict=True)])
-    rem = ([(1 - rate) * b + rate * a for a, b in zip(pm, qm, strict=True)], qm)
-    pts = []
-    for pair in (add, rem):
-        bp = mp_breakpoints(*pair)
-        pts += bp + [(b, a) for a, b in bp]
-    ref = mp_hull_pair(pts)
+    ref = mp_poisson_symmetric_pair(p1, q1, 0.3)
     c = fdp.poisson_subsample(fdp.from_distributions(p1, q1), 0.3).symmetric
     g = fdp.compose(c, repeat=2, numeric=True)
     for d in [0.1, 1e-3]:
