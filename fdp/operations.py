@@ -81,7 +81,9 @@ def min_envelope(
     from the complements where the values cannot resolve them (:func:`lower_hull_c`). No
     breakpoint is pre-selected from the privacy profiles: near α = 1 the profiles of both
     curves are 1 − e^ε up to 1e-13, below their own summation rounding, and a pre-selection
-    there dropped the curve that is lower.
+    there dropped the curve that is lower. Where the parts are exact and a kink underflows
+    (a P- or Q-mass below 2⁻¹⁰⁰⁰), the masses that δ, ε, products and the engine read come from
+    the parts' own masses and losses instead (:func:`_envelope_masses`).
     """
     a = np.concatenate([f._a, g._a])
     b = np.concatenate([f._b, g._b])
