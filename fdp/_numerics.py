@@ -15,7 +15,7 @@ from scipy import special
 __all__ = [
     "UNIT_ROUNDOFF", "norm_cdf", "norm_sf", "norm_isf", "lower_hull", "lower_hull_c",
     "line_envelope", "add_up", "add_up_array", "add_down", "sum_up", "mul_up", "div_up",
-    "round_decimal",
+    "round_decimal", "merged_loss_err",
 ]
 
 #: unit roundoff u of float64 (half the machine epsilon)
@@ -25,6 +25,16 @@ TINY = math.ulp(0.0)
 #: the largest finite float64, and the largest x with e^x finite
 FLOAT_MAX = sys.float_info.max
 LOG_FLOAT_MAX = math.log(FLOAT_MAX)
+
+
+def merged_loss_err(count: np.ndarray | float, *mags: np.ndarray | float) -> np.ndarray:
+    """A bound on the rounding of a merged loss λ = e + log m − log Σ_i m_i e^{∓(ℓ_i − e)} of
+    ``count`` terms, each argument within (e, e + h]: the terms' arguments, exps and the sum
+    within (count + 4) ulps, the logarithms and additions within 4 ulps of the magnitudes
+    ``mags`` (|e|, |log m|, |log Σ|, the width h, …). Used where a bin's loss is merged from its
+    outcomes' or sub-bins' given losses (:class:`fdp.tradeoff.LossBins`)."""
+    mag = sum(np.abs(np.asarray(m, dtype=float)) for m in mags)
+    return np.asarray((np.asarray(count, dtype=float) + 4.0 + 4.0 * mag) * UNIT_ROUNDOFF)
 
 
 def add_up(a: float, b: float) -> float:

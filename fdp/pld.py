@@ -189,7 +189,7 @@ from scipy import fft as sfft
 from scipy.optimize import isotonic_regression
 from scipy.signal import lfilter
 
-from ._numerics import TINY, UNIT_ROUNDOFF, add_up, norm_cdf
+from ._numerics import TINY, UNIT_ROUNDOFF, add_up, merged_loss_err, norm_cdf
 from .numeric import DEEP_DELTA, Bracketed
 from .tradeoff import TINY_P, LossBins, PiecewiseLinear, TradeOff
 
@@ -398,8 +398,7 @@ def _sub_bins(sub: LossBins, subs: int, edges: np.ndarray) -> tuple[
                 s = _rowsum(t)
                 ok = tiny & np.isfinite(s) & (s > 0.0)
                 ls = np.log(np.where(ok, s, 1.0))
-            pad = (subs + 4.0) * UNIT_ROUNDOFF + 4.0 * UNIT_ROUNDOFF * (
-                np.abs(left) + np.abs(lq) + np.abs(ls) + np.diff(edges))
+            pad = merged_loss_err(subs, left, lq, ls, np.diff(edges))
             # (a bin with one sub-bin of Q-mass has that sub-bin's bounds)
             lone = _rowsum(np.where(qs > 0.0, np.nan_to_num(lam_s), 0.0))
             n_q = _rowsum((qs > 0.0).astype(float))

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ._checks import as_array, check_int
-from ._numerics import TINY, UNIT_ROUNDOFF, add_down, add_up, lower_hull
+from ._numerics import TINY, UNIT_ROUNDOFF, add_down, add_up, lower_hull, merged_loss_err
 
 if TYPE_CHECKING:  # pragma: no cover
     import matplotlib.axes
@@ -1225,8 +1225,7 @@ class PiecewiseLinear(TradeOff):
                 ls_ = np.log(np.where(ok, s, 1.0))
                 lam = np.where(tiny_p, edges[:-1] + lm - ls_, edges[:-1] + h + ls_ - lm)
             with np.errstate(invalid="ignore"):
-                pad = (cnt + 4.0) * _U + 4.0 * _U * (
-                    np.abs(edges[:-1]) + np.abs(lm) + np.abs(ls_) + 2.0 * h)
+                pad = merged_loss_err(cnt, edges[:-1], lm, ls_, 2.0 * h)
             # (a bin with one outcome has that outcome's loss, without the sum's rounding)
             lone = np.full(nb, np.nan)
             one = cnt[js] == 1.0
