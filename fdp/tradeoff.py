@@ -1486,6 +1486,23 @@ class _Profile:
             self._dk = np.maximum.accumulate(self._at(self.loss, i)) if self.m else np.zeros(0)
         return self._dk
 
+    def _kinks_at_most(self, t: np.ndarray) -> np.ndarray:
+        """#{i : D_i ≤ t} per target t (D: :meth:`kink_deltas`). For one t before the D_i are
+        built: the first i whose δ(ℓ_i) is not ≤ t (D_i > t iff some δ(ℓ_j), j ≤ i, is), in
+        blocks from the top loss down, so that a small δ reads a few blocks, not every kink
+        (the same count; Laplace(0.1)^1000's lower curve at δ = 1e-6: ~1,500 of 5,000)."""
+        if self._dk is not None or t.size != 1:
+            return np.searchsorted(self.kink_deltas(), t, side="right")
+        target = float(t[0])
+        start, block = 0, 512
+        while start < self.m:
+            i = np.arange(start, min(start + block, self.m))
+            over = np.flatnonzero(~(self._at(self.loss[i], i) <= target))
+            if over.size:
+                return np.full(t.shape, start + int(over[0]))
+            start, block = start + block, 2 * block
+        return np.full(t.shape, self.m)
+
     def epsilon(self, delta: np.ndarray) -> np.ndarray:
         delta = np.asarray(delta, dtype=float)
         out = np.zeros(delta.shape)
@@ -1501,7 +1518,7 @@ class _Profile:
         m = self.m
         # big = #{i : D_i ≤ t} ≥ 1 (D_0 = floor ≤ t): the answer lies in (ℓ_big, ℓ_{big−1}],
         # where exactly k = big losses exceed ε and δ(ε) = q_∞ − offset + Qc_k − e^ε Pc_k
-        big = np.clip(np.searchsorted(self.kink_deltas(), t, side="right"), 1, m)
+        big = np.clip(self._kinks_at_most(t), 1, m)
         qc = self.qc[big]
         # (a step offset is read at the piece's low end, where it is largest: δ there is lower,
         # so the ε found is lower still)

@@ -948,3 +948,26 @@ def test_slack_lift_counts_the_optimistic_measures_extra_mass() -> None:
         truth = mp_eps([ref] * 2, d)
         lo, hi = g.epsilon_bracket(d)
         assert lo <= truth <= hi, (d, lo, hi, float(truth))
+
+
+def test_single_target_kink_count_equals_the_full_count() -> None:
+    # _Profile.epsilon finds a lone δ's piece by scanning the kinks from the top loss down in
+    # blocks (a speed-up); it must pick the piece the full sorted search over every kink picks:
+    # #{i : max_{j ≤ i} δ(ℓ_j) ≤ t}, on both sides of engine curves, at targets from 1e-300 to 1
+    # and at the profile's own floor and δ(0)
+    rng = np.random.default_rng(1)
+    curves = [fdp.Laplace(0.1) ** 1000, fdp.compose(fdp.EpsDelta(0.5, 1e-5), repeat=30,
+                                                    numeric=True),
+              fdp.compose(fdp.subsample(fdp.Laplace(1.0), 0.2), repeat=40, numeric=True)]
+    for h in curves:
+        for side in (h.lower, h.upper):
+            prof = side._profile
+            full = prof.kink_deltas()
+            targets = np.concatenate([10.0 ** rng.uniform(-300, 0, 60),
+                                      [0.0, 1.0, prof.floor, float(prof.delta(np.zeros(1))[0])]])
+            for t in targets:
+                fresh = object.__new__(type(prof))
+                fresh.__dict__.update(prof.__dict__)
+                fresh._dk = None  # (the kinks not built yet: the block scan runs)
+                got = int(fresh._kinks_at_most(np.array([t]))[0])
+                assert got == int(np.searchsorted(full, t, side="right")), t
