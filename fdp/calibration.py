@@ -279,7 +279,9 @@ def calibrate_laplace(
 
     One mechanism is L_{Δ/b}-DP with ε(δ) = Δ/b + 2 ln(1 − δ) (exact, closed form); for n > 1 the
     n-fold composition is computed by the certified engine and b found by bisection (relative
-    tolerance ``rtol``, returned on the safe side).
+    tolerance ``rtol``, returned on the safe side). Where the product's top outcome alone
+    (every step's loss at Δ/b, Q-mass 2⁻ⁿ) rules out every b below (nΔ/ε)/(1 + rtol), the basic
+    composition's nΔ/ε is returned without the engine (large ε against n).
     """
     steps = check_int("steps", steps, low=1)
     s = check_scalar("sensitivity", sensitivity, low=0.0, low_open=True)
@@ -299,13 +301,35 @@ def calibrate_laplace(
     # the search runs in units of Δ (the mechanism depends on Δ/b alone), b = Δ·b₁ rounded up:
     # in b itself, Δ = 1e-320 divided by zero and Δ = 1e300 left the searched range (b = ∞)
 
+    known = mul_up(div_up(1.0, e), steps * up)  # b₁ = n/ε: (nμ, 0)-DP
+    if _laplace_top_fails(e, d, steps, rtol):
+        # (no b₁ ≤ known/(1 + rtol) is ok: known is within rtol of the least, the search's own
+        # promise, without the engine; at ε = 1e100 the engine's grid was capped, 5 s and two
+        # "100 % wide" warnings for this answer)
+        return _positive(mul_up(s, known))
+
     def ok(b1: float) -> bool:
         # (μ = 1/b₁ rounded up: a μ half an ulp low would certify a b₁ a hair too small)
         return bool((Laplace(math.nextafter(1.0 / b1, math.inf)) ** steps).epsilon(d) <= e)
 
     b1 = _search(ok, math.sqrt(steps) / e, increasing_ok=True, rtol=rtol, what="scale",
-                 known_ok=mul_up(div_up(1.0, e), steps * up))
+                 known_ok=known)
     return _positive(mul_up(s, b1))
+
+
+def _laplace_top_fails(eps: float, delta: float, steps: int, rtol: float) -> bool:
+    """Whether n = ``steps`` Laplace mechanisms of scale b₁ ≤ (n/ε)/(1 + rtol) (in units of Δ)
+    are certainly not (ε, δ)-DP.
+
+    Each step's loss is μ = 1/b₁ (its largest) with Q-mass 1/2 (Q = Lap(Δ, b), x ≥ Δ), so the
+    product's outcome with every loss at the top has Q-mass 2⁻ⁿ and loss nμ, and
+    δ(ε) = Σ (Q − e^ε P)₊ ≥ 2⁻ⁿ (1 − e^{ε − nμ}) (DRS 2022, the δ(ε) of a pair of measures;
+    one outcome's term). At b₁ ≤ (n/ε)/(1 + rtol), nμ − ε ≥ rtol·ε, taken as rtol·ε/2 for the
+    roundings of n/ε; where 2⁻ⁿ (1 − e^{−rtol ε/2}) > δ (compared in logs with a 1e-9 margin),
+    δ(ε) > δ at every such b₁ (δ(ε) grows as b₁ falls)."""
+    x = 0.5 * rtol * eps
+    log_lower = -steps * math.log(2.0) + math.log(-math.expm1(-x))
+    return log_lower > math.log(delta) + 1e-9 * (1.0 + abs(math.log(delta)) + abs(log_lower))
 
 
 def _conv(sampling: str, neighbours: str | None, sensitivity: float | None) -> Any:

@@ -169,6 +169,27 @@ def test_laplace_search_never_returns_more_than_basic_composition() -> None:
     assert (fdp.Laplace(1.0 / b) ** 3).epsilon(0.5) <= 50.0
 
 
+@pytest.mark.parametrize(("eps", "delta", "n"), [(1e100, 1e-5, 2), (300.0, 1e-5, 3),
+                                                 (50.0, 1e-5, 5), (1e4, 1e-300, 12)])
+def test_laplace_where_the_top_outcome_decides(eps: float, delta: float, n: int) -> None:
+    # Where the product's top outcome (every step's loss at μ = Δ/b, Q-mass 2⁻ⁿ) alone gives
+    # δ(ε) > δ below n/ε·(1 + rtol)⁻¹, the least scale is within rtol of the basic composition's
+    # n/ε. At ε = 1e100 the search took 5 s on a capped grid and warned "100 % wide" twice.
+    # References in mpmath: the returned b is (nΔ/b, 0)-DP with nΔ/b ≤ ε; at b/(1 + rtol) the
+    # top outcome's term 2⁻ⁿ (1 − e^{ε − nΔ(1 + rtol)/b}) ≤ δ(ε) already exceeds δ.
+    import warnings
+
+    import mpmath
+
+    mpmath.mp.dps = 50
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b = calibrate_laplace(eps, delta, steps=n)
+    assert n / mpmath.mpf(b) <= eps
+    top_loss = n * (1 + mpmath.mpf("1e-3")) / mpmath.mpf(b)  # nμ at b/(1 + rtol)
+    assert mpmath.mpf(2) ** -n * -mpmath.expm1(eps - top_loss) > delta
+
+
 def test_dpsgd_mu_target_is_the_full_batch_sigma() -> None:
     # the certified μ includes the tails, where T sampled steps act as G_{√T/σ}: σ = √T/μ exactly
     s = calibrate_dpsgd(0.01, 100, mu=1.0)
