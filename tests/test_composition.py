@@ -302,3 +302,37 @@ def test_large_losses_keep_the_bracket() -> None:
     for d in (1e-3, 1e-6, 1e-9):
         lo, hi = h.epsilon_bracket(d)
         assert lo <= exact.epsilon(d) <= hi
+
+
+@pytest.mark.parametrize(("a", "n", "c"), [(1000.0, 300, 0.01), (1000.0, 300, 1.0),
+                                           (40.0, 200, 0.5)])
+def test_gaussian_with_randomized_response_at_huge_losses_against_exact_sums(
+        a: float, n: int, c: float) -> None:
+    # G_a ⊗ f_{c,0}, n times: each Gaussian step's loss ≈ a²/2 ≥ 800, where the P-masses of
+    # the engine's bins underflow. Its coupled kernel put their Q-mass at the bin tops, so the
+    # certified lower end of ε(1e-3) read 7.1 above the truth for a = 1000, n = 300 (found by a
+    # hunt against this reference). Reference, exact in mpmath: the Gaussians compose to
+    # G_M, M = a√n, and the n randomized responses to k losses +c and n − k losses −c with
+    # Q-probability C(n, k) q₊^k q₋^{n−k}, q₊ = e^c/(1 + e^c), so
+    # δ(ε) = Σ_k C(n, k) q₊^k q₋^{n−k} δ_{G_M}(ε − (2k − n)c), δ_{G_M}(x) = Φ(−x/M + M/2)
+    # − e^x Φ(−x/M − M/2) (DRS Cor 2.13). The bracket [lo, hi] holds the truth iff
+    # δ(lo) ≥ δ ≥ δ(hi).
+    mp.mp.dps = 60
+    big_m = mp.mpf(a) * mp.sqrt(n)
+    q_plus = mp.exp(c) / (1 + mp.exp(c))
+
+    def exact_delta(eps: float) -> mp.mpf:
+        e = mp.mpf(eps)
+        total = mp.mpf(0)
+        for k in range(n + 1):
+            x = e - (2 * k - n) * mp.mpf(c)
+            d_g = mp.ncdf(-x / big_m + big_m / 2) - mp.exp(x) * mp.ncdf(-x / big_m - big_m / 2)
+            total += mp.binomial(n, k) * q_plus**k * (1 - q_plus) ** (n - k) * d_g
+        return total
+
+    h = fdp.compose(fdp.Gaussian(a), fdp.EpsDelta(c, 0.0), repeat=n)
+    for d in (1e-3, 1e-10):
+        lo, hi = h.epsilon_bracket(d)
+        assert exact_delta(lo) >= d, (d, lo)
+        assert exact_delta(hi) <= d, (d, hi)
+        assert hi - lo <= 1e-3 * hi
