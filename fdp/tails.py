@@ -28,6 +28,10 @@ Kᵢ(θ) = log E_B[e^{θL}] (upper bounds) are known for:
 - discrete curves: log Σ_j q_j e^{θℓ_j} (exact; +∞ with a +∞ atom);
 - engine results: the sum over their components.
 
+Steps with a +∞ atom (f_{ε,δ} with δ > 0, f ⊗ f_{0,δ}, discrete curves with Q-mass at +∞)
+enter :class:`TailBound` through their finite part: δ(ε) ≤ Q[L = ∞] + c(θ) e^{−θε} E_B[e^{θL};
+L < ∞], with Q[L = ∞] = 1 − Π(1 − aᵢ)^{nᵢ} and the finite parts' moments multiplying.
+
 Lower bounds come from the components themselves (:func:`component_epsilon_lower`,
 :func:`component_delta_lower`): a composition lies below each of its parts (post-processing), so
 max_i ε_{f_i}(δ) bounds its ε from below; engine brackets take it below δ = 1e-12, where their
@@ -333,6 +337,34 @@ def _hull_moment(k_f: np.ndarray, k_g: np.ndarray) -> np.ndarray:
     return out * (1.0 + 1e-12) + 1e-300
 
 
+def _finite_part(curve: Any, t: np.ndarray) -> tuple[float, np.ndarray] | None:
+    """(a, K): an upper bound a on the pair's Q-mass at loss +∞ and upper bounds K(θ) on
+    log E_B[e^{θL}; L < ∞], the moments of its finite part (all of them where a = 0), or None
+    where unknown. f_{ε,δ}, f ⊗ f_{0,δ} (:class:`~fdp.composition.DeltaMix`) and discrete
+    curves with a +∞ atom have a > 0, and their finite part is (1 − δ) times a pair without
+    one (its moments are at most that pair's)."""
+    from .composition import DeltaMix
+    from .tradeoff import PiecewiseLinear
+
+    if isinstance(curve, DeltaMix) and curve.delta_ > 0.0:
+        inner = _finite_part(curve.base, t)
+        if inner is None:
+            return None
+        # (a = δ + (1 − δ) a_base ≤ δ + a_base, rounded up)
+        return min(1.0, (curve.delta_ + inner[0]) * (1.0 + 4.0 * UNIT_ROUNDOFF)), inner[1]
+    if isinstance(curve, PiecewiseLinear) and curve.kind == "exact" and curve._mass_qinf > 0:
+        q, loss = curve._profile_masses()
+        keep = (q > 0) & np.isfinite(loss)
+        atom = curve._mass_qinf + float(q[np.isposinf(loss)].sum())
+        atom = min(1.0, atom * (1.0 + 4.0 * UNIT_ROUNDOFF * (q.size + 2)))
+        if not keep.any():
+            return atom, np.full(t.shape, -np.inf)
+        ll = loss[keep]
+        return atom, _moment_lse(np.log(q[keep]), ll, np.abs(ll), t)
+    k = log_mgf(curve, t)
+    return None if k is None else (0.0, k)
+
+
 def _log_c(t: np.ndarray) -> np.ndarray:
     """log c(θ) = −log(1 + θ) + θ log(θ/(1 + θ))."""
     return -np.log1p(t) + t * np.log(t / (1.0 + t))
@@ -419,27 +451,42 @@ def composed_max_loss(items: list[tuple[Any, int]]) -> float:
 
 class TailBound:
     """The tail bound of a composition: total K(θ) on the θ grid, with δ and ε queries, and
-    the composition's largest loss where every component's is known (δ = 0 beyond it)."""
+    the composition's largest loss where every component's is known (δ = 0 beyond it).
 
-    def __init__(self, k: np.ndarray, thetas: np.ndarray = THETAS, top: float = math.inf) -> None:
+    ``atom``: the composition's Q-mass at loss +∞ (rounded up), where some component has one;
+    K is then the moments of the finite part, and δ(ε) ≤ atom + c(θ) e^{−θε + K(θ)}:
+    δ(ε) = Q[L = ∞] + E_Q[(1 − e^{ε − L})₊; L < ∞], and the finite part's moments multiply
+    (L is finite iff every step's is)."""
+
+    def __init__(self, k: np.ndarray, thetas: np.ndarray = THETAS, top: float = math.inf,
+                 atom: float = 0.0) -> None:
         fin = np.isfinite(k)
         self.k = k[fin]
         self.thetas = thetas[fin]
         self.top = float(top)
+        self.atom = float(atom)
 
     @classmethod
     def of_items(cls, items: list[tuple[Any, int]],
                  thetas: np.ndarray = THETAS) -> TailBound | None:
         """The bound for Π fᵢ^{⊗nᵢ}, or None if some component's moments are unknown."""
         tot = np.zeros(thetas.size)
+        log_none = 0.0  # log Q[no step at +∞] = Σ nᵢ log(1 − aᵢ)
         for c, n in items:
-            kc = log_mgf(c, thetas)
-            if kc is None:
+            part = _finite_part(c, thetas)
+            if part is None:
                 return None
+            a, kc = part
             tot = tot + n * kc
+            if a > 0.0:
+                log_none += n * math.log1p(-a) if a < 1.0 else -math.inf
         if not np.isfinite(tot).any():
             return None
-        return cls(tot, thetas, top=composed_max_loss(items))
+        # 1 − Π(1 − aᵢ)^{nᵢ}, rounded up (log1p, the products, the sum and expm1 each within a
+        # few u relative, as the engine's +∞ atom)
+        atom = min(1.0, -math.expm1(log_none) * (1.0 + 2.0 * UNIT_ROUNDOFF * (len(items) + 6))
+                   ) if log_none < 0.0 else 0.0
+        return cls(tot, thetas, top=composed_max_loss(items), atom=atom)
 
     @staticmethod
     def lazy(items: list[tuple[Any, int]], thetas: np.ndarray = THETAS) -> _LazyTailBound:
@@ -449,10 +496,15 @@ class TailBound:
 
     def delta(self, eps: np.ndarray) -> np.ndarray:
         d = delta_bound(self.k, eps, self.thetas)
+        if self.atom > 0.0:
+            d = np.minimum((d + self.atom) * (1.0 + 2.0 * UNIT_ROUNDOFF), 1.0)
         return np.where(np.asarray(eps, dtype=float) >= self.top, 0.0, d)
 
     def epsilon(self, delta: np.ndarray) -> np.ndarray:
-        return np.minimum(epsilon_bound(self.k, delta, self.thetas), self.top)
+        d = np.asarray(delta, dtype=float)
+        if self.atom > 0.0:  # (the finite part must stay below δ − atom, rounded down)
+            d = np.maximum((d - self.atom) * (1.0 - 2.0 * UNIT_ROUNDOFF), 0.0)
+        return np.minimum(epsilon_bound(self.k, d, self.thetas), self.top)
 
 
 class _LazyTailBound:

@@ -318,21 +318,44 @@ def test_gaussian_with_randomized_response_at_huge_losses_against_exact_sums(
     # − e^x Φ(−x/M − M/2) (DRS Cor 2.13). The bracket [lo, hi] holds the truth iff
     # δ(lo) ≥ δ ≥ δ(hi).
     mp.mp.dps = 60
-    big_m = mp.mpf(a) * mp.sqrt(n)
-    q_plus = mp.exp(c) / (1 + mp.exp(c))
-
-    def exact_delta(eps: float) -> mp.mpf:
-        e = mp.mpf(eps)
-        total = mp.mpf(0)
-        for k in range(n + 1):
-            x = e - (2 * k - n) * mp.mpf(c)
-            d_g = mp.ncdf(-x / big_m + big_m / 2) - mp.exp(x) * mp.ncdf(-x / big_m - big_m / 2)
-            total += mp.binomial(n, k) * q_plus**k * (1 - q_plus) ** (n - k) * d_g
-        return total
-
     h = fdp.compose(fdp.Gaussian(a), fdp.EpsDelta(c, 0.0), repeat=n)
     for d in (1e-3, 1e-10):
         lo, hi = h.epsilon_bracket(d)
-        assert exact_delta(lo) >= d, (d, lo)
-        assert exact_delta(hi) <= d, (d, hi)
+        assert _mp_gauss_rr_delta(a, n, c, 0.0, lo) >= d, (d, lo)
+        assert _mp_gauss_rr_delta(a, n, c, 0.0, hi) <= d, (d, hi)
         assert hi - lo <= 1e-3 * hi
+
+
+def _mp_gauss_rr_delta(a: float, n: int, c: float, d0: float, eps: float) -> mp.mpf:
+    """Exact δ(ε) of (G_a ⊗ f_{c,d0})^{⊗n} in mpmath: the Gaussians compose to G_M, M = a√n;
+    each f_{c,d0} step is +∞ with Q-mass d0, else ±c with Q-masses (1 − d0)q_±,
+    q₊ = e^c/(1 + e^c); so δ(ε) = 1 − (1 − d0)^n + (1 − d0)^n Σ_k C(n, k) q₊^k q₋^{n−k}
+    δ_{G_M}(ε − (2k − n)c), δ_{G_M}(x) = Φ(−x/M + M/2) − e^x Φ(−x/M − M/2) (DRS Cor 2.13)."""
+    big_m = mp.mpf(a) * mp.sqrt(n)
+    q_plus = mp.exp(c) / (1 + mp.exp(c))
+    e = mp.mpf(eps)
+    total = mp.mpf(0)
+    for k in range(n + 1):
+        x = e - (2 * k - n) * mp.mpf(c)
+        d_g = mp.ncdf(-x / big_m + big_m / 2) - mp.exp(x) * mp.ncdf(-x / big_m - big_m / 2)
+        total += mp.binomial(n, k) * q_plus**k * (1 - q_plus) ** (n - k) * d_g
+    keep = (1 - mp.mpf(d0)) ** n
+    return 1 - keep + keep * total
+
+
+@pytest.mark.parametrize(("a", "n", "c", "d0"), [(0.1, 1, 0.01, 1e-300), (1.0, 10, 0.01, 1e-300),
+                                                 (1.0, 300, 0.5, 1e-60)])
+def test_tail_bound_with_a_revealing_atom_against_exact_sums(a: float, n: int, c: float,
+                                                            d0: float) -> None:
+    # Below the deep grid (δ = 1e-50) the conservative end is the closed-form tail bound, which
+    # gave up on any step with a +∞ atom (f_{c,d0}, d0 > 0): ε = ∞ though n·d0 ≪ δ. It now
+    # bounds δ ≤ Q[L = ∞] + c(θ)e^{−θε}·(the finite part's moments). Reference: the exact sum
+    # above; the bracket must hold it: δ(lo) ≥ δ ≥ δ(hi).
+    mp.mp.dps = 80
+    h = fdp.compose(fdp.Gaussian(a), fdp.EpsDelta(c, d0), repeat=n)
+    lo, hi = h.epsilon_bracket(1e-50)
+    assert math.isfinite(hi)
+    assert _mp_gauss_rr_delta(a, n, c, d0, lo) >= mp.mpf("1e-50"), lo
+    assert _mp_gauss_rr_delta(a, n, c, d0, hi) <= mp.mpf("1e-50"), hi
+    for e in (lo, 0.5 * (lo + hi), hi):  # (the certified δ is never below the exact one)
+        assert mp.mpf(float(h.delta(e))) >= _mp_gauss_rr_delta(a, n, c, d0, e), e
