@@ -496,9 +496,12 @@ class TailBound:
 
     def delta(self, eps: np.ndarray) -> np.ndarray:
         d = delta_bound(self.k, eps, self.thetas)
-        if self.atom > 0.0:
-            d = np.minimum((d + self.atom) * (1.0 + 2.0 * UNIT_ROUNDOFF), 1.0)
-        return np.where(np.asarray(eps, dtype=float) >= self.top, 0.0, d)
+        at_top = np.asarray(eps, dtype=float) >= self.top  # (the finite part's δ is 0 there)
+        if self.atom > 0.0:  # (δ never falls below the atom, not even at ε = ∞)
+            up = 1.0 + 2.0 * UNIT_ROUNDOFF
+            return np.where(at_top, min(self.atom * up, 1.0), np.minimum((d + self.atom) * up,
+                                                                          1.0))
+        return np.where(at_top, 0.0, d)
 
     def epsilon(self, delta: np.ndarray) -> np.ndarray:
         d = np.asarray(delta, dtype=float)
