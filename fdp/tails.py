@@ -174,14 +174,15 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
     return None
 
 
-def _log_mgf_pl_masses(curve: Any, t: np.ndarray) -> np.ndarray:
-    """log Σ_j q_j e^{θ ℓ_j} over a piecewise-linear curve's masses (no +∞ atom), rounded up:
+def _log_mgf_pl_masses(curve: Any, t: np.ndarray, finite: bool = False) -> np.ndarray:
+    """log Σ_j q_j e^{θ ℓ_j} over a piecewise-linear curve's masses (no +∞ atom; ``finite``:
+    over its finite losses only, the finite part of a curve with one), rounded up:
     the losses raised by their rounding where they were computed from masses
     (:meth:`fdp.tradeoff.PiecewiseLinear._profile_masses`; e^{θℓ} grows with ℓ for θ > 0), each
     exponent log q_j + θ ℓ_j within 4u(|log q_j| + θ|ℓ_j|), the log-sum-exp within
     4u(|K| + log n + 1)."""
     q, loss = curve._profile_masses()
-    keep = (q > 0) & ~np.isneginf(loss)
+    keep = (q > 0) & (np.isfinite(loss) if finite else ~np.isneginf(loss))
     if not keep.any():
         return np.full(t.shape, -np.inf)
     lq, ll = np.log(q[keep]), loss[keep]
@@ -354,13 +355,9 @@ def _finite_part(curve: Any, t: np.ndarray) -> tuple[float, np.ndarray] | None:
         return min(1.0, (curve.delta_ + inner[0]) * (1.0 + 4.0 * UNIT_ROUNDOFF)), inner[1]
     if isinstance(curve, PiecewiseLinear) and curve.kind == "exact" and curve._mass_qinf > 0:
         q, loss = curve._profile_masses()
-        keep = (q > 0) & np.isfinite(loss)
         atom = curve._mass_qinf + float(q[np.isposinf(loss)].sum())
         atom = min(1.0, atom * (1.0 + 4.0 * UNIT_ROUNDOFF * (q.size + 2)))
-        if not keep.any():
-            return atom, np.full(t.shape, -np.inf)
-        ll = loss[keep]
-        return atom, _moment_lse(np.log(q[keep]), ll, np.abs(ll), t)
+        return atom, _log_mgf_pl_masses(curve, t, finite=True)
     k = log_mgf(curve, t)
     return None if k is None else (0.0, k)
 
