@@ -20,8 +20,9 @@ Kᵢ(θ) = log E_B[e^{θL}] (upper bounds) are known for:
 - p G_μ + (1 − p) Id (Poisson-subsampled Gaussian, add pair): for integer λ = θ + 1 the
   binomial sum Σ_k C(λ,k)(1−p)^{λ−k} p^k e^{k(k−1)μ²/2} (Mironov, Talwar & Zhang 2019; exact);
 - its inverse (remove pair): log(1 − p + p e^{θ(θ+1)μ²/2}), since x ↦ x^{−θ} is convex and
-  1 − p + p e^Y is a convex combination of 1 and e^Y, or the second-order bound of
-  :func:`_remove_taylor`, whichever is smaller (both upper bounds);
+  1 − p + p e^Y is a convex combination of 1 and e^Y, the second-order bound of
+  :func:`_remove_taylor`, or the add pair's K (B_α ≤ A_α for the sampled Gaussian, Mironov,
+  Talwar & Zhang 2019), whichever is smallest (all upper bounds);
 - C_p(G_μ) = min{f_p, f_p⁻¹}** (uniform subsampling): log(e^{K_add} + e^{K_rem} − 1) from the two
   pairs above (an f-divergence of a hull of a minimum, :func:`_hull_moment`), or G_μ's moments
   (C_p(G_μ) ≥ G_μ, DRS Thm 4.2), whichever is smaller;
@@ -50,8 +51,12 @@ from ._numerics import TINY, UNIT_ROUNDOFF
 __all__ = ["THETAS", "THETAS_WIDE", "log_mgf", "delta_bound", "epsilon_bound", "TailBound",
            "component_epsilon_lower", "component_delta_lower"]
 
-#: The θ grid: integers (the subsampled-Gaussian sum needs integer orders λ = θ + 1), geometric.
-THETAS = np.unique(np.round(np.geomspace(1.0, 20000.0, 90)))
+#: The θ grid: integers (the subsampled-Gaussian sum needs integer orders λ = θ + 1), every one
+#: up to 64 and geometric beyond. (Geometric alone skipped 11, 15, 17, 19, …, where the steep
+#: moments of DP-SGD at small σ put the best θ: dpsgd(1.1, 256/60000, 14063) read ε(1e-50)
+#: 13.14 against 12.34 from every integer.)
+THETAS = np.unique(np.concatenate([np.arange(1.0, 65.0),
+                                    np.round(np.geomspace(1.0, 20000.0, 90))]))
 #: THETAS with fractional θ in (0, 1) added: where no grid holds a composition, the tail bound
 #: is the whole answer, and when Σ nᵢ Kᵢ is huge the best θ is far below 1 (for DP-SGD at
 #: σ = 0.1, p = 0.5, T = 10⁷ it is ~1e-4, and ε(1e-5) halves against θ ≥ 1 alone). Fractional
@@ -141,7 +146,16 @@ def log_mgf(curve: Any, thetas: np.ndarray = THETAS) -> np.ndarray | None:
         convex = np.logaddexp(math.log1p(-p) if p < 1 else -np.inf, math.log(p) + g)
         if p >= 1.0:
             return convex
-        return np.minimum(convex, _remove_taylor(p, mu, t))
+        # and the add pair's own moments: for the sampled Gaussian B_α ≤ A_α at every order
+        # α = θ + 1 ≥ 1 (Mironov, Talwar & Zhang 2019, the fact behind its RDP being
+        # log A_α/(α − 1) for add/remove neighbours, as in fdp.rdp.subsampled_gaussian), where
+        # B_α = E_B[(dP/dB)^α] is this pair's moment and A_α the add pair's. The second-order
+        # bound grows with (1 − p)^{−θ} and the convexity one with e^{θ²μ²/2}: at μ = 1/3,
+        # p = 0.05, θ = 35 they read 0.80 and 67.0 for the add pair's 0.24, and DP-SGD's
+        # certified ε(1e-50) over 20,000 steps was 47.6, above its RDP bound of 39.9
+        k_add = log_mgf(curve.base, t)
+        out = np.minimum(convex, _remove_taylor(p, mu, t))
+        return out if k_add is None else np.minimum(out, k_add)
     if isinstance(curve, PiecewiseLinear) and curve.kind == "exact":
         if curve._mass_qinf > 0:
             return None
