@@ -179,6 +179,24 @@ def round_decimal(x: float, digits: int, side: str, fixed: bool = False) -> deci
     return decimal.Context(prec=digits, rounding=rnd).create_decimal(x)
 
 
+def echo_input(x: float, text: str) -> str:
+    """``text`` (x as a report or the CLI prints it) if it reads back as the float x, else x's
+    shortest round-trip digits. For the inputs a guarantee is computed at (δ, an FPR, α, μ):
+    a δ of 2.817440941094162e-06 printed to nearest as 2.817e-06, next to an ε computed at
+    the unprinted δ, read ε 1.9e-5 below the true ε(2.817e-06).
+
+    Examples
+    --------
+    >>> echo_input(1e-05, "1.000e-05"), echo_input(0.1234567, "0.123457")
+    ('1.000e-05', '0.1234567')
+    """
+    try:
+        same = float(text) == x
+    except ValueError:  # ("∞", "–": not numbers; printed as they are)
+        same = True
+    return text if same or not math.isfinite(x) else repr(float(x))
+
+
 def norm_cdf(x: np.ndarray | float) -> np.ndarray:
     """Φ(x), accurate in both tails."""
     return special.ndtr(x)

@@ -41,7 +41,7 @@ from typing import Any, NoReturn, cast
 import numpy as np
 
 from . import __version__, gdp
-from ._numerics import round_decimal
+from ._numerics import echo_input, round_decimal
 from .cli_report import add_report_parser, cmd_report
 from .families import EpsDelta, Gaussian, Laplace
 from .numeric import Approximation
@@ -131,6 +131,22 @@ def _f6(x: float, side: str | None = None, places: int = 6) -> str:
     if side is None:
         return f"{x:.{places}f}"
     return f"{round_decimal(x, places, side, fixed=True):.{places}f}"
+
+
+def _in(x: float) -> str:
+    """An input echoed next to a result computed at it: ``:g`` where that reads back as x,
+    else exact (:func:`fdp._numerics.echo_input`; ``fdp curve gaussian:1 --alpha 0.1234567``
+    printed α = 0.123457 next to β(0.1234567), 5.8e-7 above G_1(0.123457))."""
+    return echo_input(x, f"{x:g}")
+
+
+def _rate(args: argparse.Namespace, p: float) -> str:
+    """The sample rate as given: B/N from a batch and dataset size (p = B/N exactly), else
+    :func:`_in`."""
+    b, n = getattr(args, "batch_size", None), getattr(args, "dataset_size", None)
+    if b is not None and n is not None and getattr(args, "sample_rate", None) is None:
+        return f"{b}/{n}"
+    return _in(p)
 
 
 def _num(x: float, side: str | None = None, digits: int = 6) -> str:
@@ -252,7 +268,7 @@ def _add_gdp_to_dp(sub: Any) -> None:
 def cmd_gdp_to_dp(args: argparse.Namespace) -> dict[str, Any]:
     if args.delta is not None:
         e = float(gdp.epsilon(args.mu, args.delta))
-        text = f"{args.mu:g}-GDP is ({_num(e, 'up')}, {args.delta:g})-DP"
+        text = f"{_in(args.mu)}-GDP is ({_num(e, 'up')}, {_in(args.delta)})-DP"
         if math.isinf(e):
             text += (
                 " only: no finite ε has δ(ε) = 0 when μ > 0"
@@ -261,7 +277,7 @@ def cmd_gdp_to_dp(args: argparse.Namespace) -> dict[str, Any]:
             )
         return {"mu": args.mu, "delta": args.delta, "eps": e, "text": text}
     d = float(gdp.delta(args.mu, args.eps))
-    text = f"{args.mu:g}-GDP is ({args.eps:g}, {_num(d, 'up')})-DP"
+    text = f"{_in(args.mu)}-GDP is ({_in(args.eps)}, {_num(d, 'up')})-DP"
     if d == 0.0 and args.mu > 0:
         ld = float(gdp.log_delta(args.mu, args.eps))
         text += f" (δ = exp({ld:.6g}) > 0" if math.isfinite(ld) else " (δ > 0"
@@ -290,7 +306,8 @@ def cmd_dp_to_gdp(args: argparse.Namespace) -> dict[str, Any]:
 
     m = float(gdp.mu(args.eps, args.delta)) + 0.0
     out: dict[str, Any] = {"eps": args.eps, "delta": args.delta, "mu": m}
-    text = f"(ε, δ) = ({args.eps:g}, {args.delta:g}) is met by μ-GDP for μ ≤ {_num(m, 'down')}"
+    text = (f"(ε, δ) = ({_in(args.eps)}, {_in(args.delta)}) is met by μ-GDP for "
+            f"μ ≤ {_num(m, 'down')}")
     if args.delta == 0.0:
         # the least μ with Φ(−μ/2) ≤ 1/(1 + e^ε) (rounded up): G_μ ≤ f_{ε,0} exactly for the μ
         # at or above it (G_μ falls as μ grows), so an ε-DP mechanism is μ-GDP for those
@@ -423,7 +440,7 @@ def cmd_curve(args: argparse.Namespace) -> dict[str, Any]:
     lines = [f"{f!r} ({f.kind})", "  α            β"]
     # (β is a guarantee: printed rounded down, toward less privacy; to nearest, β(0.1) of G_1
     # printed 0.61085631 for 0.610856308354639)
-    lines += [f"  {a:<12g} {_num(b, 'down', 8)}" for a, b in zip(alphas, betas, strict=True)]
+    lines += [f"  {_in(a):<12} {_num(b, 'down', 8)}" for a, b in zip(alphas, betas, strict=True)]
     if args.plot:
         import matplotlib
 
@@ -666,7 +683,8 @@ def cmd_dpsgd(args: argparse.Namespace) -> dict[str, Any]:
         "mu_clt": mu_clt,
     }
     lines = [
-        f"DP-SGD: σ = {s:g}, p = {p:.6g}, T = {t}, {conv.sampling} sampling, δ = {delta:g}",
+        f"DP-SGD: σ = {_in(s)}, p = {_rate(args, p)}, T = {t}, {conv.sampling} "
+        f"sampling, δ = {_in(delta)}",
         f"  {conv.describe()}",
         f"  exact f-DP    ε = {_f6(hi, 'up')}   (certified bracket [{_f6(lo, 'down')}, "
         f"{_f6(hi, 'up')}])",
@@ -767,7 +785,7 @@ def cmd_compare(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _compare_text(res: Any) -> str:
-    lines = [f"{res.workload}, ε at δ = {res.delta:g}"]
+    lines = [f"{res.workload}, ε at δ = {_in(res.delta)}"]
     if res.conventions is not None:
         lines.append(str(res.conventions["text"]))
     lines.append(f"{'method':<11} {'ε':>12} {'certified lower ε':>18}  what it is")

@@ -40,7 +40,7 @@ import numpy as np
 
 from ._checks import check_int, check_scalar
 from ._numerics import UNIT_ROUNDOFF as _U
-from ._numerics import round_decimal
+from ._numerics import echo_input, round_decimal
 from .numeric import Bracketed
 from .tradeoff import TradeOff
 
@@ -89,6 +89,12 @@ def _f(x: float, side: str | None = None) -> str:
     return f"{x:.4g}" if (abs(x) >= 1e-3 and abs(x) < 1e4) else f"{x:.3e}"
 
 
+def _x(x: float) -> str:
+    """An input (δ, an FPR): :func:`_f`'s digits where they read back as x, else exact
+    (:func:`fdp._numerics.echo_input`)."""
+    return _f(x) if x is None else echo_input(x, _f(x))
+
+
 @dataclass
 class PrivacyReport:
     """The result of :func:`report`: ``markdown()`` for people, ``to_dict()`` for machines."""
@@ -127,7 +133,7 @@ class PrivacyReport:
                 "| δ | ε lower | ε upper (the guarantee) |", "|---|---|---|"]
         for e in self.epsilon:
             lo, hi = e["bracket"]
-            out.append(f"| {_f(e['delta'])} | {_f(lo, 'down')} | {_f(hi, 'up')} |")
+            out.append(f"| {_x(e['delta'])} | {_f(lo, 'down')} | {_f(hi, 'up')} |")
         out += ["", "Source: " + self.references["fdp"] + " " + self.references["engine"], ""]
         mt = self.mu_tau
         out += [
@@ -141,25 +147,25 @@ class PrivacyReport:
             f"Largest gap f − G_μ ⊗ f_(0,τ) on a grid: {_f(mt['gap'])}.",
         ]
         for row in mt["implied"]:
-            out.append(f"  - at δ = {_f(row['delta'])}, (μ, τ) implies ε ≤ {_f(row['eps'], 'up')}")
+            out.append(f"  - at δ = {_x(row['delta'])}, (μ, τ) implies ε ≤ {_f(row['eps'], 'up')}")
         out += ["", "Source: " + self.references["gdp"], ""]
         r = self.risk
         out += ["## Attack risk (membership inference)", "",
                 "| FPR | largest TPR (certified upper bound) |", "|---|---|"]
         for row in r["tpr"]:
-            out.append(f"| {_f(row['fpr'])} | {_f(row['tpr'], 'up')} |")
+            out.append(f"| {_x(row['fpr'])} | {_f(row['tpr'], 'up')} |")
         out += ["", f"Largest advantage TPR − FPR: {_f(r['advantage'], 'up')} "
                 f"(a Bayes attacker with prior 1/2 is right with probability at most "
                 f"{_f(r['success_half'], 'up')}).", "", "Source: " + self.references["risk"], ""]
         if self.user_level:
             out += ["## User-level guarantees (k records per user)", "",
                     "| k | δ | ε upper | μ | " + " | ".join(
-                        f"TPR@{_f(x['fpr'])}" for x in self.user_level[0]["tpr"]) + " |",
+                        f"TPR@{_x(x['fpr'])}" for x in self.user_level[0]["tpr"]) + " |",
                     "|---|---|---|---|" + "---|" * len(self.user_level[0]["tpr"])]
             for u in self.user_level:
                 for e in u["epsilon"]:
                     out.append(
-                        f"| {u['k']} | {_f(e['delta'])} | {_f(e['eps'], 'up')} | "
+                        f"| {u['k']} | {_x(e['delta'])} | {_f(e['eps'], 'up')} | "
                         f"{_f(u['mu'], 'up')} | "
                         + " | ".join(_f(x["tpr"], 'up') for x in u["tpr"]) + " |"
                     )

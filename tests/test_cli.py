@@ -431,3 +431,30 @@ def test_dpsgd_text_rounds_guarantees_toward_less_privacy(
     assert mu_s is not None and float(mu_s.group(1)) >= d["mu_certified"]
     mt_s = re.search(r"μ-GDP w.p. +μ = ([0-9.]+)", text)
     assert mt_s is not None and float(mt_s.group(1)) >= d["mu_delta"]["mu"]
+
+
+def test_printed_inputs_read_back_as_the_inputs_a_guarantee_is_computed_at(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # An input echoed next to a result must be the input the result was computed at, or the
+    # printed pair can claim more privacy than is true: `fdp curve gaussian:1 --alpha 0.1234567`
+    # printed α = 0.123457 next to β(0.1234567) = 0.56272394, 5.8e-7 above the true
+    # G_1(0.123457) (mpmath below)
+    import mpmath as mp
+
+    rc, out, _ = run(["curve", "gaussian:1", "--alpha", "0.1234567"], capsys)
+    assert rc == 0
+    a_txt, b_txt = out.splitlines()[-1].split()
+    with mp.workdps(40):
+        a = mp.mpf(a_txt)
+        truth = mp.ncdf(mp.sqrt(2) * mp.erfinv(1 - 2 * a) - 1)  # G_1(α) = Φ(Φ⁻¹(1 − α) − 1)
+        assert mp.mpf(b_txt) <= truth
+    # the δ of a GDP conversion, and DP-SGD's sample rate from a batch and dataset size
+    rc, out, _ = run(["gdp-to-dp", "--mu", "1.23456789", "--delta", "1.2345678e-5"], capsys)
+    assert rc == 0 and "1.23456789-GDP" in out and "1.2345678e-05)-DP" in out
+    rc, out, _ = run(["dpsgd", "--noise-multiplier", "1.1", "--batch-size", "256",
+                      "--dataset-size", "60000", "--steps", "10", "--delta", "1e-5"], capsys)
+    assert rc == 0 and "p = 256/60000," in out and "δ = 1e-05" in out
+    rc, out, _ = run(["dpsgd", "--noise-multiplier", "1.1", "--sample-rate", "0.00426666667",
+                      "--steps", "10"], capsys)
+    assert rc == 0 and "p = 0.00426666667," in out

@@ -137,3 +137,30 @@ def test_markdown_rounds_guarantees_toward_less_privacy() -> None:
     assert all(float(t) >= row["tpr"] for t, row in zip(tprs, d["risk"]["tpr"], strict=True))
     adv = re.search(r"Largest advantage TPR − FPR: ([0-9.e+-]+)", md)
     assert adv is not None and float(adv.group(1)) >= d["risk"]["advantage"]
+
+
+def test_markdown_prints_inputs_that_read_back_exactly() -> None:
+    # δ and FPR were printed to 4 digits, to nearest, next to the ε and TPR computed at the
+    # unrounded input: δ = 2.817440941094162e-06 printed 2.817e-06 beside ε ≤ 4.664, while the
+    # true ε(2.817e-06) of G_1 is 4.66401948 (mpmath below); defaults keep their 4 digits
+    import mpmath as mp
+
+    d, a = 2.817440941094162e-06, 0.0026478026810932594
+    md = fdp.report(fdp.Gaussian(1.0), deltas=(d, 1e-5), fprs=(a, 0.01)).markdown()
+    rows = {}
+    for line in md.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[0][:1].isdigit():
+            rows[float(cells[0])] = cells
+        if len(cells) == 2 and cells[0][:1].isdigit():
+            rows[float(cells[0])] = cells
+    assert d in rows and a in rows and "| 1.000e-05 |" in md and "| 0.01 |" in md
+    with mp.workdps(40):
+        def delta_g1(e: mp.mpf) -> mp.mpf:
+            return mp.ncdf(-e + mp.mpf(1) / 2) - mp.e**e * mp.ncdf(-e - mp.mpf(1) / 2)
+
+        # the printed ε upper end at the printed δ: δ_1(ε_printed) ≤ δ_printed
+        assert delta_g1(mp.mpf(rows[d][2])) <= mp.mpf(rows[d][0])
+        # the printed TPR bound at the printed FPR: TPR ≤ 1 − G_1(FPR)
+        x = mp.mpf(rows[a][0])
+        assert mp.mpf(rows[a][1]) >= 1 - mp.ncdf(mp.sqrt(2) * mp.erfinv(1 - 2 * x) - 1)
