@@ -19,7 +19,6 @@ Examples
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
 __all__ = ["add_report_parser", "cmd_report"]
@@ -150,15 +149,6 @@ def cmd_report(args: argparse.Namespace) -> dict[str, Any]:
             text += "\n## Sampling plan warnings\n\n" + "\n".join(
                 f"- {w}" for w in plan.warnings) + "\n"
     out["text"] = text.rstrip("\n")
-    return _finite(out)
-
-
-def _finite(x: Any) -> Any:
-    """JSON cannot hold inf/nan: write them as strings."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return "inf" if x > 0 else ("-inf" if x < 0 else "nan")
-    if isinstance(x, dict):
-        return {k: _finite(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_finite(v) for v in x]
-    return x
+    # (infinite and undefined numbers are written by fdp.cli.to_json as every command's are,
+    # "Infinity" and null; this wrote "inf" and "nan", unlike the README's JSON section)
+    return out

@@ -164,3 +164,15 @@ def test_markdown_prints_inputs_that_read_back_exactly() -> None:
         # the printed TPR bound at the printed FPR: TPR ≤ 1 − G_1(FPR)
         x = mp.mpf(rows[a][0])
         assert mp.mpf(rows[a][1]) >= 1 - mp.ncdf(mp.sqrt(2) * mp.erfinv(1 - 2 * x) - 1)
+
+
+def test_report_json_writes_infinity_as_every_command_does(capsys: pytest.CaptureFixture[str]) -> None:
+    # (the README's JSON section: an infinite number is the string "Infinity"; the report wrote
+    # "inf", which JavaScript's Number() reads as NaN)
+    from fdp.cli import main
+
+    rc = main(["--json", "report", "--noise-multiplier", "1", "--sample-rate", "1",
+               "--steps", "1000000"])
+    out = capsys.readouterr().out
+    assert rc == 0 and '"Infinity"' in out and '"inf"' not in out
+    json.loads(out)
