@@ -141,7 +141,21 @@ class DeltaMix(TwinOfBase, TradeOff):
 def _delta_mix_pl(f: PiecewiseLinear, d: float, keep: float | None = None) -> PiecewiseLinear:
     """f ⊗ f_{0,δ} for a piecewise-linear f, as a piecewise-linear curve (exact). ``keep`` is
     1 − δ when known more precisely than from δ (δ close to 1)."""
-    return inherit_twin(_delta_mix_pl_of(f, d, keep), f)  # type: ignore[no-any-return]
+    out = inherit_twin(_delta_mix_pl_of(f, d, keep), f)
+    if not f._twin_ok and f._has_twin():
+        # (an exact product's curve: the same mixture of its twin lies above f ⊗ f_{0,δ}, and
+        # of its inverse's twin above the inverse, f⁻¹ ⊗ f_{0,δ})
+        out._twin_build = functools.partial(_delta_mix_twin, f, d, keep, False)
+        out._inverse_twin_build = functools.partial(_delta_mix_twin, f, d, keep, True)
+    return out  # type: ignore[no-any-return]
+
+
+def _delta_mix_twin(f: PiecewiseLinear, d: float, keep: float | None,
+                    inverse: bool) -> PiecewiseLinear:
+    """The optimistic reading of f ⊗ f_{0,δ} (or of its inverse f⁻¹ ⊗ f_{0,δ}) from the twin
+    of f (or of f⁻¹) (:func:`_delta_mix_pl`)."""
+    base = (f.inverse() if inverse else f)._as_upper()._plain()
+    return _delta_mix_pl_of(base, d, keep)._as_upper()  # type: ignore[no-any-return]
 
 
 def _delta_mix_pl_of(f: PiecewiseLinear, d: float, keep: float | None) -> PiecewiseLinear:
@@ -288,6 +302,12 @@ def _optimistic_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseL
     return out._as_upper()
 
 
+def _optimistic_inverse_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear:
+    """The optimistic twin of the inverse of :func:`_exact_product`'s curve:
+    (⊗ f_i)⁻¹ = ⊗ f_i⁻¹, read from the factors' inverses (each with its twin)."""
+    return _optimistic_product([(c.inverse(), n) for c, n in curves])
+
+
 def _exact_product(curves: list[tuple[PiecewiseLinear, int]],
                    optimistic: bool = False) -> PiecewiseLinear | None:
     """Product of discrete curves by convolving their masses; None if too large (the engine
@@ -383,6 +403,9 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]],
         out._twin_ok = False
         if all(c._has_twin() for c, _ in curves):
             out._twin_build = functools.partial(_optimistic_product, curves)
+            # (its inverse ⊗ f_i⁻¹: the optimistic product of the factors' inverses)
+            out._inverse_twin_build = functools.partial(
+                _optimistic_inverse_product, curves)
     return out
 
 

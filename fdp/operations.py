@@ -415,7 +415,20 @@ def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     if not f._twin_ok:
         inherit_twin(out, f)
         inherit_twin(out.inverse(), f)
+        if f._has_twin() and f.kind == "exact":
+            # (an exact product's curve: the mixture of its twin, a post-processing of the
+            # true pair, is one of the true mixture, and so is its inverse; without it
+            # subsample(compose(f, repeat=3), 0.5) had no lower end)
+            twin = f._as_upper()._plain()
+            out._twin_build = functools.partial(_mixture_twin, twin, p, False)
+            out.inverse()._twin_build = functools.partial(_mixture_twin, twin, p, True)
     return out
+
+
+def _mixture_twin(twin: PiecewiseLinear, p: float, inverse: bool) -> PiecewiseLinear:
+    """The optimistic reading of f_p (or f_p⁻¹) from f's twin (:func:`_mixture_pl`)."""
+    m = _mixture_pl_of(twin, p)
+    return (m.inverse() if inverse else m)._as_upper()
 
 
 def _mixture_pl_of(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
@@ -675,6 +688,16 @@ def _product_up(k: int, x: float) -> float:
     return m
 
 
+def _group_twin(f: PiecewiseLinear, k: int, inverse: bool) -> PiecewiseLinear:
+    """The optimistic reading of group(f, k) (or of its inverse, group(f⁻¹, k)) from the twin
+    of f (or f⁻¹), a curve above it: the operator on the twin, read as an upper curve (on its
+    upper side where kinks underflowed, as in :func:`_group_general`)."""
+    twin = (f.inverse() if inverse else f)._as_upper()._plain()
+    lost: list[bool] = []
+    out = _group_pl(twin, k, lost_out=lost)
+    return (_group_pl(twin, k, side="upper") if lost else out)._as_upper()
+
+
 def _group_general(f: TradeOff, k: int) -> TradeOff:
     """The operator 1 − (1 − f)^{∘k} without the closed forms (see :func:`group`)."""
     if isinstance(f, PiecewiseLinear) and _group_overflows(f, k):
@@ -685,12 +708,22 @@ def _group_general(f: TradeOff, k: int) -> TradeOff:
     if isinstance(f, PiecewiseLinear):
         lost: list[bool] = []
         lo = inherit_twin(_group_pl(f, k, lost_out=lost), f)
+        # a curve whose masses have no optimistic reading of their own (an exact product's:
+        # merged and rounded up) reads one through its twin: the operator is non-decreasing
+        # in f, so applied to a curve above f it gives a curve above the group's. (Without it
+        # group(compose(f, repeat=3), 2) of a 3-outcome pair had no lower end: its bracket
+        # collapsed to the conservative one.)
+        twin = f._as_upper() if not f._twin_ok and f._has_twin() else None
+        if twin is not None and f.kind == "exact":
+            lo._twin_build = functools.partial(_group_twin, f, k, False)
+            # ([1 − (1 − f)^{∘k}]⁻¹ = 1 − (1 − f⁻¹)^{∘k}: its inverse from f⁻¹'s twin)
+            lo._inverse_twin_build = functools.partial(_group_twin, f, k, True)
         if f.kind != "exact" or not lost:
             return _named(lo, f"group({f!r}, {k})")
         # kinks were lost to underflow: the exact curve lies between the two
         return Bracketed(
-            lo, _group_pl(f, k, side="upper"), name=f"group({f!r}, {k})",
-            inverse=lambda: _as_bracket(group(f.inverse(), k)),
+            lo, _group_pl(f if twin is None else twin, k, side="upper"),
+            name=f"group({f!r}, {k})", inverse=lambda: _as_bracket(group(f.inverse(), k)),
         )
     if f.kind == "approximation":
         return _named(_group_pl(f.to_piecewise(), k), f"group({f!r}, {k})")
@@ -1538,7 +1571,17 @@ def _subsampled_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear | None:
         mass_rtol=f._mass_rtol + 8.0 * UNIT_ROUNDOFF,
     )
     out._self_inverse = True
+    if not f._twin_ok and f._has_twin():
+        # (an exact product's curve: C_p of its twin, read on the upper side, lies above
+        # C_p(f), as for _mixture_pl)
+        out._twin_build = functools.partial(_subsampled_twin, f._as_upper()._plain(), p)
     return inherit_twin(out, f)  # type: ignore[no-any-return]
+
+
+def _subsampled_twin(twin: PiecewiseLinear, p: float) -> PiecewiseLinear:
+    """The optimistic reading of C_p(f) = min{f_p, f_p⁻¹}** from f's twin."""
+    return min_envelope(_mixture_twin(twin, p, False), _mixture_twin(twin, p, True),
+                        symmetric=True)
 
 
 def _poisson_pl(

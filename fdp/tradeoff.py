@@ -277,9 +277,10 @@ class TradeOff:
 
         For an exact curve the upper end is ``epsilon(delta)`` (rounded up) and the lower end
         the curve's optimistic reading (``_as_upper``: G_μ, L_μ, piecewise-linear curves, their
-        mixtures, subsamplings and δ-mixtures, exact products). A curve without one
-        (``_has_twin()`` False: derived from a product's merged masses) gives
-        ``epsilon(delta)`` at both ends; its lower end is then not a bound.
+        mixtures, subsamplings and δ-mixtures, exact products, and those of a product's
+        curve, read from its factors' twins). A curve without one (``_has_twin()`` False: built
+        from merged masses by a path that has no twin of its own) gives ``epsilon(delta)`` at
+        both ends; its lower end is then not a bound.
         """
         up = self.upper
         if up is self and self.kind == "exact" and self._has_twin():
@@ -981,6 +982,9 @@ class PiecewiseLinear(TradeOff):
     #: builds this curve's optimistic twin where its own masses cannot give one (see
     #: ``_twin_ok``; :func:`fdp.composition._exact_product`)
     _twin_build: Any = None
+    #: builds the optimistic twin of this curve's inverse, where ``_twin_build`` is set (the
+    #: inverse of a twin read from breakpoints is loose: see ``_build_inverse``)
+    _inverse_twin_build: Any = None
 
     def _loss_errs(self) -> np.ndarray:
         """Bounds on the rounding of the losses of ``_masses`` (0 where none): the recorded ones
@@ -1016,7 +1020,15 @@ class PiecewiseLinear(TradeOff):
             mass_rtol=self._mass_rtol,
         )
         out._loss_err = self._loss_err  # (its losses read lowered by them: _profile_masses)
+        out.__dict__["_reading_of"] = self  # (operations on a twin start from what it reads)
         return out
+
+    def _plain(self) -> PiecewiseLinear:
+        """The curve an upper reading (:meth:`_as_upper`) was taken of, or self: operations on
+        an optimistic twin (group, subsampling, f ⊗ f_{0,δ}) start from its masses on the
+        lower side, whose inverse keeps them (an upper reading's inverse is rebuilt from
+        breakpoints, 5,563 of 13,680 outcomes in a reference case, and read ε 9e-5 low)."""
+        return self.__dict__.get("_reading_of", self)  # type: ignore[no-any-return]
 
     def _eval_c(self, alpha: np.ndarray) -> np.ndarray:
         """1 − f(α) from the complements (full relative precision where f is close to 1)."""
@@ -1038,7 +1050,14 @@ class PiecewiseLinear(TradeOff):
         return out
 
     def _build_inverse(self) -> PiecewiseLinear:
-        return inherit_twin(self._build_inverse_of(), self)
+        out = inherit_twin(self._build_inverse_of(), self)
+        build = self._inverse_twin_build
+        if not self._twin_ok and build is not None and self.kind == "exact":
+            # (a curve derived from an exact product's masses: its inverse's twin is built the
+            # same way from the factors' inverses, e.g. ⊗ f_i⁻¹ for the product itself;
+            # without it symmetrize(compose(f, repeat=3)) had no lower δ end)
+            out._twin_build = build
+        return out
 
     def _build_inverse_of(self) -> PiecewiseLinear:
         # from the masses only for a probability pair (an engine curve's grid measure is not one)

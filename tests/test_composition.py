@@ -401,3 +401,106 @@ def test_nested_exact_products_bracket_the_exact_sum(nest: str) -> None:
     lo, hi = h.epsilon_bracket(1e-2)
     assert lo < hi and _product_delta_mp(p, q, 8, lo) >= mp.mpf("1e-2") >= _product_delta_mp(
         p, q, 8, hi)
+
+
+def _enumerated(p: list[float], q: list[float], n: int) -> tuple[list[mp.mpf], list[mp.mpf]]:
+    """The n-fold product pair of a discrete pair, outcome by outcome, in mpmath."""
+    from itertools import product as _prod
+
+    pp, qq = [mp.mpf(x) for x in p], [mp.mpf(x) for x in q]
+    outs = list(_prod(range(len(p)), repeat=n))
+    return ([mp.fprod(pp[i] for i in o) for o in outs], [mp.fprod(qq[i] for i in o) for o in outs])
+
+
+def _pair_delta(a: list[mp.mpf], b: list[mp.mpf], eps: float) -> mp.mpf:
+    """δ(ε) of T(A, B): Σ (b − e^ε a)₊."""
+    e = mp.e ** mp.mpf(eps)
+    return mp.fsum(max(y - e * x, mp.mpf(0)) for x, y in zip(a, b, strict=True))
+
+
+def _pl_of_pair(a: list[mp.mpf], b: list[mp.mpf]) -> tuple[list[mp.mpf], list[mp.mpf]]:
+    """Breakpoints (α_i, β_i) of T(A, B) (Neyman–Pearson: outcomes by b/a decreasing)."""
+    order = sorted(range(len(a)), key=lambda i: -(b[i] / a[i]) if a[i] > 0 else -mp.inf)
+    al, be = [mp.mpf(0)], [mp.mpf(1)]
+    for i in order:
+        al.append(al[-1] + a[i])
+        be.append(be[-1] - b[i])
+    return al, be
+
+
+def _pl_eval(al: list[mp.mpf], be: list[mp.mpf], x: mp.mpf) -> mp.mpf:
+    for j in range(1, len(al)):
+        if x <= al[j]:
+            if al[j] == al[j - 1]:
+                return be[j]
+            t = (x - al[j - 1]) / (al[j] - al[j - 1])
+            return be[j - 1] + t * (be[j] - be[j - 1])
+    return be[-1]
+
+
+def _group2_delta(a: list[mp.mpf], b: list[mp.mpf], eps: float) -> mp.mpf:
+    """δ(ε) of group(T(A, B), 2) = f(1 − f(α)) (DRS Thm 2.14), from its kinks: f's and the
+    preimages α with 1 − f(α) at a kink of f."""
+    al, be = _pl_of_pair(a, b)
+    pts = set(al)
+    for y in al:  # 1 − f(α) = y  ⟺  f(α) = 1 − y, f non-increasing and PL
+        t = 1 - y
+        for j in range(1, len(al)):
+            if be[j] <= t <= be[j - 1] and be[j] != be[j - 1]:
+                pts.add(al[j - 1] + (be[j - 1] - t) / (be[j - 1] - be[j]) * (al[j] - al[j - 1]))
+    e = mp.e ** mp.mpf(eps)
+    return max(1 - e * x - _pl_eval(al, be, 1 - _pl_eval(al, be, x)) for x in pts)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_curves_derived_from_exact_products_bracket_the_exact_values(which: int) -> None:
+    # The inverse, symmetrization, subsampling and group of an exact product had no optimistic
+    # reading (the product's merged masses have none): their brackets collapsed to the
+    # conservative end. References: the 27-outcome product pair enumerated in mpmath, and
+    # δ of a hull = the larger of the parts' δ; group by its kinks (DRS Thm 2.14)
+    p, q = ([0.7947125943443616, 0.03543267624604353, 0.1698547294095948],
+            [0.049460856549333874, 0.9505391434506661, 0.0]) if which == 0 else (
+            [0.6, 0.3, 0.1], [0.2, 0.3, 0.5])
+    g = compose(fdp.from_distributions(p, q), repeat=3)
+    with mp.workdps(50):
+        a, b = _enumerated(p, q, 3)
+        s = mp.mpf("0.5")
+        m = [(1 - s) * x + s * y for x, y in zip(a, b, strict=True)]
+        cases = {
+            "inverse": (g.inverse(), lambda e: _pair_delta(b, a, e)),
+            "symmetrize": (fdp.symmetrize(g),
+                           lambda e: max(_pair_delta(a, b, e), _pair_delta(b, a, e))),
+            "subsample": (fdp.subsample(g, 0.5),
+                          lambda e: max(_pair_delta(a, m, e), _pair_delta(m, a, e))),
+            "group": (fdp.group(g, 2), lambda e: _group2_delta(a, b, e)),
+            # f ⊗ f_{0,δ}: δ(ε) = δ₀ + (1 − δ₀) δ_f(ε)
+            "delta-mix": (compose(g, fdp.EpsDelta(0.0, 1e-3)),
+                          lambda e: mp.mpf("1e-3") + (1 - mp.mpf("1e-3")) * _pair_delta(a, b, e)),
+        }
+        for name, (h, ref) in cases.items():
+            for eps in (0.3, 1.0, 2.0, 4.0):
+                lo, hi = h.delta_bracket(eps)
+                exact = ref(eps)
+                assert mp.mpf(lo) <= exact <= mp.mpf(hi), (name, eps, lo, float(exact), hi)
+                assert lo < hi or lo == exact
+
+
+def test_symmetric_subsample_of_a_curve_without_its_own_twin_reads_one() -> None:
+    # C_p(f) of a symmetric curve is built from f's masses (fdp.operations._subsampled_pl); a
+    # curve whose masses have no optimistic reading (an exact product's) must still give C_p a
+    # lower end, through f's twin. Simulated on randomized response (ε = log 3), whose C_p at
+    # p = 0.3 is exactly the pair (P, (1 − p)P + pQ) and its mirror: δ(ε) in closed form
+    f = fdp.from_distributions([0.75, 0.25], [0.25, 0.75])
+    g = fdp.from_distributions([0.75, 0.25], [0.25, 0.75])
+    g._twin_ok = False
+    g._twin_build = lambda: f._as_upper()
+    h = fdp.subsample(g, 0.3)
+    assert not h._twin_ok and h._has_twin()
+    with mp.workdps(40):
+        a = [mp.mpf("0.75"), mp.mpf("0.25")]
+        b = [mp.mpf("0.25"), mp.mpf("0.75")]
+        m = [mp.mpf("0.7") * x + mp.mpf("0.3") * y for x, y in zip(a, b, strict=True)]
+        for eps in (0.0, 0.2, 0.4):
+            lo, hi = h.delta_bracket(eps)
+            exact = max(_pair_delta(a, m, eps), _pair_delta(m, a, eps))
+            assert mp.mpf(lo) <= exact <= mp.mpf(hi) and lo < hi, (eps, lo, float(exact), hi)

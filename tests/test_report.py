@@ -166,7 +166,9 @@ def test_markdown_prints_inputs_that_read_back_exactly() -> None:
         assert mp.mpf(rows[a][1]) >= 1 - mp.ncdf(mp.sqrt(2) * mp.erfinv(1 - 2 * x) - 1)
 
 
-def test_report_json_writes_infinity_as_every_command_does(capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_json_writes_infinity_as_every_command_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     # (the README's JSON section: an infinite number is the string "Infinity"; the report wrote
     # "inf", which JavaScript's Number() reads as NaN)
     from fdp.cli import main
