@@ -177,10 +177,20 @@ def _envelope_masses(f: PiecewiseLinear, g: PiecewiseLinear) -> tuple[
         with np.errstate(divide="ignore"):
             la = np.concatenate([[-np.inf], np.logaddexp.accumulate(np.log(q) - loss)])
         log_a.append(la[idx])
+        # the part's own mass at K_k: every outcome with that loss, [at, idx) (a part may hold
+        # several: a crossing clipped onto a kink. Reading only the first lost the others' mass:
+        # poisson_subsample(from_distributions([.5, .5, 3e-308], [0, .5, .5]), 1e-8).symmetric
+        # kept 1 − 5e-9 of its Q-mass, and a product with it read δ(0) 4e-9 relative low)
         at = np.searchsorted(-loss, -kinks, side="left")
-        hit = (at < loss.size) & (loss[np.minimum(at, loss.size - 1)] == kinks)
-        own.append(np.where(hit, q[np.minimum(at, loss.size - 1)], 0.0))
-        own_err.append(np.where(hit, err[np.minimum(at, loss.size - 1)], 0.0))
+        hit = at < idx
+        ends = np.stack([at[hit], idx[hit]], axis=1).ravel()
+        with np.errstate(invalid="ignore"):
+            grp = np.add.reduceat(np.append(q, 0.0), ends)[::2] if ends.size else ends
+            grp_e = np.maximum.reduceat(np.append(err, 0.0), ends)[::2] if ends.size else ends
+        o, oe = np.zeros(kinks.size), np.zeros(kinks.size)
+        o[hit], oe[hit] = grp, grp_e
+        own.append(o)
+        own_err.append(oe)
     bf, bg = big_b
     # ΔB from the tails or from the complements, whichever is smaller (the totals agree)
     small = bf + bg <= comp[0] + comp[1]

@@ -504,3 +504,53 @@ def test_symmetric_subsample_of_a_curve_without_its_own_twin_reads_one() -> None
             lo, hi = h.delta_bracket(eps)
             exact = max(_pair_delta(a, m, eps), _pair_delta(m, a, eps))
             assert mp.mpf(lo) <= exact <= mp.mpf(hi) and lo < hi, (eps, lo, float(exact), hi)
+
+
+def _hull_pair(curves: list[tuple[list[mp.mpf], list[mp.mpf]]]) -> tuple[list[mp.mpf],
+                                                                      list[mp.mpf]]:
+    """A pair (A, B) with T(A, B) = min{T(A_i, B_i)}**: the lower convex hull of the parts'
+    breakpoints, one outcome per hull segment (P-mass Δα, Q-mass −Δβ), in mpmath."""
+    pts = sorted({pt for a, b in curves for pt in zip(*_pl_of_pair(a, b), strict=True)})
+    hull: list[tuple[mp.mpf, mp.mpf]] = []
+    for x, y in pts:  # Andrew's monotone chain, lower hull
+        while len(hull) >= 2 and (hull[-1][0] - hull[-2][0]) * (y - hull[-2][1]) - (
+                hull[-1][1] - hull[-2][1]) * (x - hull[-2][0]) <= 0:
+            hull.pop()
+        hull.append((x, y))
+    pa, qb = [], []
+    if hull[0][1] < 1:  # a jump at α = 0: Q-mass at loss +∞
+        pa.append(mp.mpf(0))
+        qb.append(1 - hull[0][1])
+    for (x0, y0), (x1, y1) in zip(hull, hull[1:], strict=False):
+        pa.append(x1 - x0)
+        qb.append(y0 - y1)
+    if hull[-1][0] < 1:  # β = 0 reached before α = 1: P-mass at loss −∞
+        pa.append(1 - hull[-1][0])
+        qb.append(mp.mpf(0))
+    return pa, qb
+
+
+def test_poisson_symmetric_envelope_keeps_all_of_q_with_a_tiny_mass() -> None:
+    # The four-way envelope of Poisson subsampling is built from the parts' masses where a
+    # kink underflows (a mass of 3e-308); a part holding two outcomes at one loss gave the
+    # hull only the first's mass, so Q-mass 5e-9 went missing and a product with it read
+    # δ(0) = 0.5000000003750 for the exact 0.5000000025 (wrong side; found by a hunt).
+    # Reference: the hull of the four pairs in mpmath, composed with randomized response by
+    # exact enumeration.
+    base_p, base_q, rate = [0.5, 0.5, 3e-308], [0.0, 0.5, 0.5], 1e-8
+    c = fdp.poisson_subsample(fdp.from_distributions(base_p, base_q), rate).symmetric
+    rr = fdp.from_distributions([0.75, 0.25], [0.25, 0.75])
+    h = compose(c, rr)
+    with mp.workdps(60):
+        s = mp.mpf(rate)
+        pp, qq = [mp.mpf(x) for x in base_p], [mp.mpf(x) for x in base_q]
+        m_add = [(1 - s) * x + s * y for x, y in zip(pp, qq, strict=True)]
+        m_rem = [(1 - s) * y + s * x for x, y in zip(pp, qq, strict=True)]
+        a, b = _hull_pair([(pp, m_add), (m_add, pp), (m_rem, qq), (qq, m_rem)])
+        ra, rb = [mp.mpf("0.75"), mp.mpf("0.25")], [mp.mpf("0.25"), mp.mpf("0.75")]
+        ta = [x * y for x in a for y in ra]
+        tb = [x * y for x in b for y in rb]
+        for eps in (0.0, 0.5, 1.0):
+            lo, hi = h.delta_bracket(eps)
+            exact = _pair_delta(ta, tb, eps)
+            assert mp.mpf(lo) <= exact <= mp.mpf(hi), (eps, lo, float(exact), hi)
