@@ -67,6 +67,28 @@ class LossBins:
 TINY_P = 2.0**-1000
 
 
+def _interp(x: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
+    """np.interp, but where a segment is so short that its slope overflows (a kink at a
+    subnormal α next to one at 1e-311: slope −2e309), read it as f_j + t (f_{j+1} − f_j) with
+    t = (x − x_j)/(x_{j+1} − x_j) ∈ [0, 1]. np.interp read −∞ there: an engine curve's lower
+    side was 0 at α = 1e-320 and 0.60 at 1e-300 (not non-increasing), and its upper side 0 at
+    5e-324 for the true 0.949 (a hunt)."""
+    v = np.interp(x, xp, fp)
+    bad = ~np.isfinite(v) & np.isfinite(x)
+    if bad.any() and xp.size > 1:
+        xb = x[bad] if np.ndim(x) else x
+        j = np.clip(np.searchsorted(xp, xb, side="right") - 1, 0, xp.size - 2)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = np.clip((xb - xp[j]) / (xp[j + 1] - xp[j]), 0.0, 1.0)
+        w = fp[j] + t * (fp[j + 1] - fp[j])
+        if np.ndim(v):
+            v = v.copy()
+            v[bad] = w
+        else:
+            v = w
+    return v
+
+
 def _as_alpha(alpha: Any) -> np.ndarray:
     return as_array("alpha", alpha, low=0.0, high=1.0)
 
@@ -931,12 +953,12 @@ class PiecewiseLinear(TradeOff):
             alpha0, alpha_c0 = alpha, alpha_c
             alpha, alpha_c = np.where(lo, a_lo, 1.0 - c_hi), np.where(lo, 1.0 - a_lo, c_hi)
         hi = alpha > 0.5
-        v = np.interp(alpha, self._a, self._b)
-        vc = np.interp(alpha, self._a, self._bc)
+        v = _interp(alpha, self._a, self._b)
+        vc = _interp(alpha, self._a, self._bc)
         if hi.any():
             ac_r, b_r, bc_r = self._ac[::-1], self._b[::-1], self._bc[::-1]
-            v = np.where(hi, np.interp(alpha_c, ac_r, b_r), v)
-            vc = np.where(hi, np.interp(alpha_c, ac_r, bc_r), vc)
+            v = np.where(hi, _interp(alpha_c, ac_r, b_r), v)
+            vc = np.where(hi, _interp(alpha_c, ac_r, bc_r), vc)
         big = vc > 0.5  # f < 1/2: 1 − f is better from f itself
         vc = np.where(big, 1.0 - v, vc)
         if directed:

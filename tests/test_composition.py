@@ -554,3 +554,26 @@ def test_poisson_symmetric_envelope_keeps_all_of_q_with_a_tiny_mass() -> None:
             lo, hi = h.delta_bracket(eps)
             exact = _pair_delta(ta, tb, eps)
             assert mp.mpf(lo) <= exact <= mp.mpf(hi), (eps, lo, float(exact), hi)
+
+
+def test_engine_curve_at_subnormal_alpha_stays_between_its_sides() -> None:
+    # A kink at a subnormal α next to one at ~4e-311 has a slope that overflows in float;
+    # np.interp read −∞ there: the lower side was 0 at α = 1e-320 but 0.60 at 1e-300 (not
+    # non-increasing) and the upper side 0 at 5e-324 for the true 0.949 (a hunt). Reference:
+    # the 9-outcome product pair in mpmath, read by Neyman–Pearson.
+    p, q, rate = [0.75, 0.25, 1e-310], [1e-300, 0.25, 0.75], 0.3
+    h = compose(fdp.poisson_subsample(fdp.from_distributions(p, q), rate).add, repeat=2,
+                numeric=True)
+    alphas = [5e-324, 1e-320, 1e-315, 1e-311, 1e-310, 1e-308, 1e-300]
+    lo = np.asarray(h.lower(np.array(alphas)))
+    up = np.asarray(h.upper(np.array(alphas)))
+    assert np.all(np.diff(lo) <= 0.0) and np.all(np.diff(up) <= 0.0)
+    with mp.workdps(80):
+        pp, qq = [mp.mpf(x) for x in p], [mp.mpf(x) for x in q]
+        m = [(1 - mp.mpf(rate)) * x + mp.mpf(rate) * y for x, y in zip(pp, qq, strict=True)]
+        a = [x * y for x in pp for y in pp]
+        b = [x * y for x in m for y in m]
+        al, be = _pl_of_pair(a, b)
+        for x, lo_x, up_x in zip(alphas, lo, up, strict=True):
+            exact = _pl_eval(al, be, mp.mpf(x))
+            assert mp.mpf(lo_x) <= exact <= mp.mpf(up_x), (x, lo_x, float(exact), up_x)
