@@ -154,8 +154,7 @@ def _delta_mix_twin(f: PiecewiseLinear, d: float, keep: float | None,
                     inverse: bool) -> PiecewiseLinear:
     """The optimistic reading of f ⊗ f_{0,δ} (or of its inverse f⁻¹ ⊗ f_{0,δ}) from the twin
     of f (or of f⁻¹) (:func:`_delta_mix_pl`)."""
-    base = (f.inverse() if inverse else f)._as_upper()._plain()
-    return _delta_mix_pl_of(base, d, keep)._as_upper()  # type: ignore[no-any-return]
+    return _delta_mix_pl_of(f._twin_lower(inverse), d, keep)._as_upper()  # type: ignore[no-any-return]
 
 
 def _delta_mix_pl_of(f: PiecewiseLinear, d: float, keep: float | None) -> PiecewiseLinear:
@@ -296,7 +295,7 @@ def _optimistic_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseL
     it a nested product had no lower end: compose(compose(f, repeat=3), f, repeat=2) read
     ε(1e-2) ∈ [26.300040274234767, 26.300040274234767], 5.8e-14 above the exact
     26.300040274234709.)"""
-    curves = [(c if c._twin_ok else c._as_upper(), n) for c, n in curves]
+    curves = [(c if c._twin_ok else c._twin_lower(), n) for c, n in curves]
     out = _exact_product(curves, optimistic=True)
     assert out is not None  # (the same sizes as the product it stands for)
     return out._as_upper()

@@ -429,15 +429,15 @@ def _mixture_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
             # (an exact product's curve: the mixture of its twin, a post-processing of the
             # true pair, is one of the true mixture, and so is its inverse; without it
             # subsample(compose(f, repeat=3), 0.5) had no lower end)
-            twin = f._as_upper()._plain()
-            out._twin_build = functools.partial(_mixture_twin, twin, p, False)
-            out.inverse()._twin_build = functools.partial(_mixture_twin, twin, p, True)
+            out._twin_build = functools.partial(_mixture_twin, f, p, False)
+            out.inverse()._twin_build = functools.partial(_mixture_twin, f, p, True)
     return out
 
 
-def _mixture_twin(twin: PiecewiseLinear, p: float, inverse: bool) -> PiecewiseLinear:
-    """The optimistic reading of f_p (or f_p⁻¹) from f's twin (:func:`_mixture_pl`)."""
-    m = _mixture_pl_of(twin, p)
+def _mixture_twin(f: PiecewiseLinear, p: float, inverse: bool) -> PiecewiseLinear:
+    """The optimistic reading of f_p (or f_p⁻¹) from f's twin (:func:`_mixture_pl`), built
+    when a query first asks for it."""
+    m = _mixture_pl_of(f._twin_lower(), p)
     return (m.inverse() if inverse else m)._as_upper()
 
 
@@ -702,7 +702,7 @@ def _group_twin(f: PiecewiseLinear, k: int, inverse: bool) -> PiecewiseLinear:
     """The optimistic reading of group(f, k) (or of its inverse, group(f⁻¹, k)) from the twin
     of f (or f⁻¹), a curve above it: the operator on the twin, read as an upper curve (on its
     upper side where kinks underflowed, as in :func:`_group_general`)."""
-    twin = (f.inverse() if inverse else f)._as_upper()._plain()
+    twin = f._twin_lower(inverse)
     lost: list[bool] = []
     out = _group_pl(twin, k, lost_out=lost)
     return (_group_pl(twin, k, side="upper") if lost else out)._as_upper()
@@ -723,8 +723,8 @@ def _group_general(f: TradeOff, k: int) -> TradeOff:
         # in f, so applied to a curve above f it gives a curve above the group's. (Without it
         # group(compose(f, repeat=3), 2) of a 3-outcome pair had no lower end: its bracket
         # collapsed to the conservative one.)
-        twin = f._as_upper() if not f._twin_ok and f._has_twin() else None
-        if twin is not None and f.kind == "exact":
+        via_twin = not f._twin_ok and f._has_twin()
+        if via_twin and f.kind == "exact":
             lo._twin_build = functools.partial(_group_twin, f, k, False)
             # ([1 − (1 − f)^{∘k}]⁻¹ = 1 − (1 − f⁻¹)^{∘k}: its inverse from f⁻¹'s twin)
             lo._inverse_twin_build = functools.partial(_group_twin, f, k, True)
@@ -732,7 +732,7 @@ def _group_general(f: TradeOff, k: int) -> TradeOff:
             return _named(lo, f"group({f!r}, {k})")
         # kinks were lost to underflow: the exact curve lies between the two
         return Bracketed(
-            lo, _group_pl(f if twin is None else twin, k, side="upper"),
+            lo, _group_pl(f._twin_lower() if via_twin else f, k, side="upper"),
             name=f"group({f!r}, {k})", inverse=lambda: _as_bracket(group(f.inverse(), k)),
         )
     if f.kind == "approximation":
@@ -1584,14 +1584,13 @@ def _subsampled_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear | None:
     if not f._twin_ok and f._has_twin():
         # (an exact product's curve: C_p of its twin, read on the upper side, lies above
         # C_p(f), as for _mixture_pl)
-        out._twin_build = functools.partial(_subsampled_twin, f._as_upper()._plain(), p)
+        out._twin_build = functools.partial(_subsampled_twin, f, p)
     return inherit_twin(out, f)  # type: ignore[no-any-return]
 
 
-def _subsampled_twin(twin: PiecewiseLinear, p: float) -> PiecewiseLinear:
+def _subsampled_twin(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     """The optimistic reading of C_p(f) = min{f_p, f_p⁻¹}** from f's twin."""
-    return min_envelope(_mixture_twin(twin, p, False), _mixture_twin(twin, p, True),
-                        symmetric=True)
+    return min_envelope(_mixture_twin(f, p, False), _mixture_twin(f, p, True), symmetric=True)
 
 
 def _poisson_pl(

@@ -1045,12 +1045,13 @@ class PiecewiseLinear(TradeOff):
         out.__dict__["_reading_of"] = self  # (operations on a twin start from what it reads)
         return out
 
-    def _plain(self) -> PiecewiseLinear:
-        """The curve an upper reading (:meth:`_as_upper`) was taken of, or self: operations on
-        an optimistic twin (group, subsampling, f ⊗ f_{0,δ}) start from its masses on the
+    def _twin_lower(self, inverse: bool = False) -> PiecewiseLinear:
+        """The curve this curve's optimistic twin (of its inverse, with ``inverse``) reads:
+        operations on a twin (group, subsampling, f ⊗ f_{0,δ}) start from its masses on the
         lower side, whose inverse keeps them (an upper reading's inverse is rebuilt from
         breakpoints, 5,563 of 13,680 outcomes in a reference case, and read ε 9e-5 low)."""
-        return self.__dict__.get("_reading_of", self)  # type: ignore[no-any-return]
+        twin = (self.inverse() if inverse else self)._as_upper()
+        return twin.__dict__.get("_reading_of", twin)  # type: ignore[no-any-return]
 
     def _eval_c(self, alpha: np.ndarray) -> np.ndarray:
         """1 − f(α) from the complements (full relative precision where f is close to 1)."""
