@@ -577,3 +577,29 @@ def test_engine_curve_at_subnormal_alpha_stays_between_its_sides() -> None:
         for x, lo_x, up_x in zip(alphas, lo, up, strict=True):
             exact = _pl_eval(al, be, mp.mpf(x))
             assert mp.mpf(lo_x) <= exact <= mp.mpf(up_x), (x, lo_x, float(exact), up_x)
+
+
+def test_hull_of_a_tiny_mass_subsample_holds_a_probability_pair() -> None:
+    # C_p(f) = min{f_p, f_p⁻¹}** built from masses (a kink underflows: 3e-308): the crossing at
+    # the kink at loss 0 was read an ulp inside both intervals around it, the top part switched
+    # three times, and a negative kink mass was dropped: P and Q each summed to 1.5, and
+    # compose(c, repeat=2) read δ(0) 50 % high and a lower ε end (689.3438) above the exact
+    # 689.3202 (a hunt). Reference: the hull and the product in mpmath.
+    bp, bq, rate = [0.75, 0.25, 3e-308], [1e-300, 0.25, 0.75], 1e-8
+    c = fdp.subsample(fdp.from_distributions(bp, bq), rate)
+    p, q, loss = c._masses
+    assert math.fsum(p) == pytest.approx(1.0, abs=1e-15)
+    assert math.fsum(q[~np.isposinf(loss)]) + c._mass_qinf == pytest.approx(1.0, abs=1e-15)
+    h = compose(c, repeat=2)
+    with mp.workdps(60):
+        pp, qq = [mp.mpf(x) for x in bp], [mp.mpf(x) for x in bq]
+        m = [(1 - mp.mpf(rate)) * x + mp.mpf(rate) * y for x, y in zip(pp, qq, strict=True)]
+        a, b = _hull_pair([(pp, m), (m, pp)])
+        ta = [x * y for x in a for y in a]
+        tb = [x * y for x in b for y in b]
+        for eps in (-3.0, 0.0, 1.0, 600.0):
+            lo, hi = h.delta_bracket(eps)
+            exact = _pair_delta(ta, tb, eps)
+            assert mp.mpf(lo) <= exact <= mp.mpf(hi), (eps, lo, float(exact), hi)
+        lo, hi = h.epsilon_bracket(1e-9)
+        assert _pair_delta(ta, tb, lo) >= mp.mpf("1e-9") >= _pair_delta(ta, tb, hi)
