@@ -11,6 +11,7 @@ import math
 import mpmath as mp
 import numpy as np
 import pytest
+from exact_sums import mp_breakpoints, mp_hull_pair
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import discrete_pair
@@ -419,13 +420,9 @@ def _pair_delta(a: list[mp.mpf], b: list[mp.mpf], eps: float) -> mp.mpf:
 
 
 def _pl_of_pair(a: list[mp.mpf], b: list[mp.mpf]) -> tuple[list[mp.mpf], list[mp.mpf]]:
-    """Breakpoints (α_i, β_i) of T(A, B) (Neyman–Pearson: outcomes by b/a decreasing)."""
-    order = sorted(range(len(a)), key=lambda i: -(b[i] / a[i]) if a[i] > 0 else -mp.inf)
-    al, be = [mp.mpf(0)], [mp.mpf(1)]
-    for i in order:
-        al.append(al[-1] + a[i])
-        be.append(be[-1] - b[i])
-    return al, be
+    """Breakpoints (α_i), (β_i) of T(A, B) (exact_sums.mp_breakpoints, as two lists)."""
+    al, be = zip(*mp_breakpoints(a, b), strict=True)
+    return list(al), list(be)
 
 
 def _pl_eval(al: list[mp.mpf], be: list[mp.mpf], x: mp.mpf) -> mp.mpf:
@@ -508,26 +505,9 @@ def test_symmetric_subsample_of_a_curve_without_its_own_twin_reads_one() -> None
 
 def _hull_pair(curves: list[tuple[list[mp.mpf], list[mp.mpf]]]) -> tuple[list[mp.mpf],
                                                                       list[mp.mpf]]:
-    """A pair (A, B) with T(A, B) = min{T(A_i, B_i)}**: the lower convex hull of the parts'
-    breakpoints, one outcome per hull segment (P-mass Δα, Q-mass −Δβ), in mpmath."""
-    pts = sorted({pt for a, b in curves for pt in zip(*_pl_of_pair(a, b), strict=True)})
-    hull: list[tuple[mp.mpf, mp.mpf]] = []
-    for x, y in pts:  # Andrew's monotone chain, lower hull
-        while len(hull) >= 2 and (hull[-1][0] - hull[-2][0]) * (y - hull[-2][1]) - (
-                hull[-1][1] - hull[-2][1]) * (x - hull[-2][0]) <= 0:
-            hull.pop()
-        hull.append((x, y))
-    pa, qb = [], []
-    if hull[0][1] < 1:  # a jump at α = 0: Q-mass at loss +∞
-        pa.append(mp.mpf(0))
-        qb.append(1 - hull[0][1])
-    for (x0, y0), (x1, y1) in zip(hull, hull[1:], strict=False):
-        pa.append(x1 - x0)
-        qb.append(y0 - y1)
-    if hull[-1][0] < 1:  # β = 0 reached before α = 1: P-mass at loss −∞
-        pa.append(1 - hull[-1][0])
-        qb.append(mp.mpf(0))
-    return pa, qb
+    """A pair (A, B) with T(A, B) = min{T(A_i, B_i)}** (exact_sums.mp_hull_pair over the
+    parts' breakpoints)."""
+    return mp_hull_pair([pt for a, b in curves for pt in mp_breakpoints(a, b)])
 
 
 def test_poisson_symmetric_envelope_keeps_all_of_q_with_a_tiny_mass() -> None:
