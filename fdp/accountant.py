@@ -792,6 +792,15 @@ class Accountant:
         """
         if not isinstance(curve, TradeOff):
             raise TypeError(f"curve must be a TradeOff, got {type(curve).__name__}")
+        if curve.kind == "approximation":
+            # (accepted before: epsilon() then returned the approximation's value as if it were
+            # a guarantee, and epsilon_bracket() raised AttributeError)
+            raise TypeError(
+                f"curve must carry a guarantee (an exact or bracketed curve), got {curve!r} of "
+                "kind 'approximation' (CLT, Edgeworth, a GDP fit): an Accountant reports "
+                "guarantees; compose the mechanism's own curve, or compare approximations with "
+                "fdp.compare"
+            )
         n = check_int("count", count, low=0)
         p = None
         if sample_rate is not None:
@@ -954,14 +963,12 @@ class Accountant:
     # ------------------------------------------------------------------ fast path
     def _fast(self) -> _FastProfile | None:
         """The incremental certified profile used by :meth:`epsilon` and :meth:`delta`, or None
-        where the curve is a closed form (or holds approximations)."""
+        where the curve is a closed form."""
         if self._fast_cache is not None:
             return self._fast_cache
         add, two = self._items()
         if not add and (not two or _closed_form(two) is not None
                         or (len(two) == 1 and two[0][1] == 1)):
-            return None
-        if any(c.kind == "approximation" for c, _ in add + two):
             return None
         dirs = [_merged(add + two)]
         if add:  # the remove direction: every item inverted (F⁻¹ = ⊗ f_i⁻¹)

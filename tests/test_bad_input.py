@@ -443,3 +443,19 @@ def test_poisson_subsample_names_a_curve_that_is_not_one() -> None:
     for bad in ("x", None, 1.0, np.zeros(3)):
         with pytest.raises(TypeError, match="f must be a TradeOff"):
             fdp.poisson_subsample(bad, 0.5)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("approx", [
+    lambda: fdp.edgeworth(fdp.Laplace(0.1)),
+    lambda: fdp.clt.clt(fdp.Laplace(0.1), n=100).approx,
+])
+@pytest.mark.parametrize("kw", [{}, {"sample_rate": 0.1}])
+def test_accountant_refuses_an_approximation(approx: Callable[[], fdp.TradeOff],
+                                            kw: dict[str, Any]) -> None:
+    """An Accountant reports guarantees: an approximation (CLT, Edgeworth) composed in made
+    epsilon() return the approximation's value as a guarantee, and epsilon_bracket() raise
+    AttributeError."""
+    acc = fdp.Accountant()
+    with pytest.raises(TypeError, match="curve must carry a guarantee.*approximation"):
+        acc.compose(approx(), 3, **kw)
+    assert acc.steps == 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from typing import Any
@@ -78,6 +79,21 @@ def test_python_dash_m() -> None:
     )
     assert res.returncode == 0
     assert json.loads(res.stdout)["delta"] == pytest.approx(fdp.gdp.delta(1.0, 1.0))
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    """``fdp … | head -1`` where head has left: no BrokenPipeError traceback (a hunt)."""
+    r, w = os.pipe()
+    os.close(r)  # the reader is gone before fdp writes
+    try:
+        res = subprocess.run(
+            [sys.executable, "-m", "fdp", "curve", "gaussian:1"],
+            stdout=w, stderr=subprocess.PIPE, text=True, check=False, timeout=120,
+        )
+    finally:
+        os.close(w)
+    assert "Traceback" not in res.stderr and "BrokenPipe" not in res.stderr
+    assert res.returncode == 1
 
 
 def test_dpsgd_mnist_example(capsys: pytest.CaptureFixture[str]) -> None:
