@@ -751,6 +751,11 @@ def gdp_mu(f: TradeOff) -> float:
       For DP-SGD (T steps, noise σ, sensitivity Δ) this B = √T Δ/σ is also the exact μ* (see the
       subsampled Gaussian above). Use :func:`gdp_mu_delta` for the "μ-GDP except with
       probability τ" statement, which the lower curve certifies.
+    - Brackets built from a bracket g by :func:`fdp.symmetrize`, :func:`fdp.subsample` or
+      :func:`fdp.poisson_subsample` (``f.info["gdp_base"]`` = g): G_μ ≤ g implies G_μ ≤ g⁻¹
+      (G_μ is symmetric), G_μ ≤ p g + (1 − p) Id (as 1 − α ≥ G_μ) and G_μ ≤ its inverse, so
+      G_μ lies below the minimum of the parts and, being convex, below its convex envelope:
+      gdp_mu(g) bounds μ* too (for symmetrization it is μ*: the envelope is ≤ g).
     - Approximations (CLT, Edgeworth): the μ of the approximating curve, not a bound.
 
     Examples
@@ -770,6 +775,11 @@ def gdp_mu(f: TradeOff) -> float:
     if isinstance(f, deltamix):  # f(0) = 1 − δ < 1 for δ > 0
         return gdp_mu(f.base) if f.delta_ == 0.0 else math.inf
     m, t = _mu_tau(f, 0.0)
+    base = f.info.get("gdp_base") if isinstance(f, Bracketed) else None
+    if isinstance(base, TradeOff):
+        # G_μ ≤ g implies G_μ ≤ f (see the Notes): the base's μ also bounds f's (the lower
+        # curve of lines had lost the base's deep tail, and read ∞; a hunt)
+        return min(m, gdp_mu(base)) if t == 0.0 else gdp_mu(base)
     if isinstance(f, (mixture, subsampled)) and f.p > 0.0:
         # p f + (1 − p) Id ≥ f, and C_p(f) ≥ f for the symmetric bases it accepts
         return min(m, gdp_mu(f.base)) if t == 0.0 else gdp_mu(f.base)

@@ -390,6 +390,41 @@ class _ProfileMax:
         return np.asarray(self._f.epsilon(d), dtype=float) * (1.0 - self.MARGIN)
 
 
+class _BracketProfileMax(_ProfileMax):
+    """δ(ε) and ε(δ) of min{f_1, …, f_k}** for certified curves f_i (brackets, or curves built
+    on them that answer from their bases' certified profiles, as :class:`Mixture` does), from
+    their own profiles: the profile of min{f_1, …, f_k}** is max_i δ_{f_i} (as in
+    :class:`_ProfileMax`), so each side is the maximum of the parts' certified values on that
+    side. The bracket of min{…}** then keeps the parts' deep tails (their closed-form tail
+    bounds), which the envelope of the sides' lines loses where its kinks underflow:
+    ``symmetrize(compose(compose(Laplace(5), repeat=3), from_distributions(…)))`` read
+    ε(1e-50) = ∞ for the exact 23.70 and ``gdp_mu`` ∞; ``subsample`` and
+    ``poisson_subsample(…).symmetric`` of it ∞ too (a hunt)."""
+
+    name = "profiles of the parts"
+
+    def __init__(self, *parts: TradeOff) -> None:
+        self._parts = parts
+
+    def delta_upper(self, eps: np.ndarray, floor: object = 0.0) -> np.ndarray:
+        e = np.atleast_1d(np.asarray(eps, dtype=float))
+        return np.max([np.asarray(c.delta(e), dtype=float) for c in self._parts], axis=0)
+
+    def epsilon_upper(self, delta: np.ndarray, hint: object = math.inf) -> np.ndarray:
+        d = np.atleast_1d(np.asarray(delta, dtype=float))
+        return np.max([np.asarray(c.epsilon(d), dtype=float) for c in self._parts], axis=0)
+
+    def delta_lower(self, eps: np.ndarray) -> np.ndarray:
+        e = np.atleast_1d(np.asarray(eps, dtype=float))
+        return np.max([np.asarray(c.delta_bracket(e)[0], dtype=float) for c in self._parts],
+                      axis=0)
+
+    def epsilon_lower(self, delta: np.ndarray, hint: object = 0.0) -> np.ndarray:
+        d = np.atleast_1d(np.asarray(delta, dtype=float))
+        return np.max([np.asarray(c.epsilon_bracket(d)[0], dtype=float) for c in self._parts],
+                      axis=0)
+
+
 def max_curve(f: PiecewiseLinear, g: PiecewiseLinear) -> PiecewiseLinear:
     """max{f, g} of two PL curves (convex: a max of convex functions). Exact."""
     x = np.union1d(f._a, g._a)
@@ -937,7 +972,9 @@ def symmetrize(f: TradeOff) -> TradeOff:
                 min_envelope(f.lower, fi.lower, symmetric=True),
                 min_envelope(f.upper, fi.upper, symmetric=True),
                 name=f"symmetrize({f!r})",
-                info={"symmetrized": f},  # (its moment bound: fdp.tails.log_mgf)
+                closed=_BracketProfileMax(f, fi),
+                # (its moment bound: fdp.tails.log_mgf; its μ: fdp.gdp_mu)
+                info={"symmetrized": f, "gdp_base": f},
             )
     if isinstance(f, Bracketed) or f.kind != "approximation":
         lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)
@@ -947,7 +984,8 @@ def symmetrize(f: TradeOff) -> TradeOff:
             name=f"symmetrize({f!r})",
             # (an exact f: its own profiles answer δ and ε, where the lines' kinks underflow)
             closed=_ProfileMax(f) if f.kind == "exact" else None,
-            info={"symmetrized": f},  # (its moment bound: fdp.tails.log_mgf)
+            # (its moment bound: fdp.tails.log_mgf; its μ: fdp.gdp_mu)
+            info={"symmetrized": f, "gdp_base": f},
         )
     return symmetrize(f.to_piecewise())
 
@@ -1552,7 +1590,13 @@ def subsample(f: TradeOff, p: float) -> TradeOff:
         return _named(min_envelope(fp, fp.inverse(), symmetric=True), name)
     if f.kind == "approximation":
         return subsample(f.to_piecewise(), p)
-    lo, hi = (f.lower, f.upper) if isinstance(f, Bracketed) else _pl_bracket(f)
+    if isinstance(f, Bracketed):
+        fm = Mixture(f, p)  # (C_p(f) = min{f_p, f_p⁻¹}**: its profile from theirs)
+        return Bracketed(subsample(f.lower, p), subsample(f.upper, p),
+                         name=f"subsample({f!r}, {p:.6g})",
+                         closed=_BracketProfileMax(fm, fm.inverse()),
+                         info={"gdp_base": f})  # (its μ: fdp.gdp_mu)
+    lo, hi = _pl_bracket(f)
     return Bracketed(subsample(lo, p), subsample(hi, p), name=f"subsample({f!r}, {p:.6g})")
 
 
@@ -1679,7 +1723,12 @@ def poisson_subsample(f: TradeOff, p: float) -> PoissonPairs:
         (r_lo, s_lo), (r_hi, s_hi) = _poisson_pl(lo, lo_i, p), _poisson_pl(hi, hi_i, p)
         name = f"poisson_subsample({f!r}, {p:.6g})"
         remove = Bracketed(r_lo, r_hi, name=name + ".remove")
-        sym = Bracketed(s_lo, s_hi, name=name)
+        # (min{add, add⁻¹, remove, remove⁻¹}**: its profile from theirs, remove⁻¹ = p f⁻¹ +
+        # (1 − p) Id, where f and f⁻¹ are brackets answering from their own tails)
+        closed = (_BracketProfileMax(add, add.inverse(), remove, Mixture(fi, p))
+                  if isinstance(f, Bracketed) and isinstance(fi, Bracketed) else None)
+        sym = Bracketed(s_lo, s_hi, name=name, closed=closed,
+                        info={"gdp_base": f} if isinstance(f, Bracketed) else None)
     else:
         remove = Inverse(Mixture(f.inverse(), p))
         sym = poisson_subsample(f.to_piecewise(), p).symmetric

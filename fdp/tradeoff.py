@@ -307,7 +307,21 @@ class TradeOff:
         up = self.upper
         if up is self and self.kind == "exact" and self._has_twin():
             up = self._as_upper()  # type: ignore[attr-defined]
-        return up.epsilon(delta), self.lower.epsilon(delta)
+        hi = self.lower.epsilon(delta)
+        if self._answers_from_base():
+            hi = _scalar_or_array(np.minimum(hi, self.epsilon(delta)), np.asarray(hi))
+        return up.epsilon(delta), hi
+
+    def _answers_from_base(self) -> bool:
+        """Whether this bracket-kind curve's own δ and ε (its formula on its base's certified
+        profile, e.g. :class:`~fdp.operations.Mixture`'s p δ_f(ε')) are certified upper bounds
+        that can beat its lower curve's: they keep a bracketed base's deep tail (the base's
+        closed-form tail bound), which the lower curve of lines does not
+        (``poisson_subsample(h, 0.3).add.epsilon_bracket(1e-50)`` read ∞ for a finite 22.31;
+        a hunt). Curves on the generic grid search of :meth:`_delta` do not qualify."""
+        t = type(self)
+        return (self.kind == "bracket" and t._delta is not TradeOff._delta
+                and t._epsilon is not TradeOff._epsilon)
 
     def delta_bracket(self, eps: Any) -> tuple[Any, Any]:
         """Certified (lower, upper) bounds on the exact δ(ε): ``(upper.delta, lower.delta)``.
@@ -326,7 +340,10 @@ class TradeOff:
         up = self.upper
         if up is self and self.kind == "exact" and self._has_twin():
             up = self._as_upper()  # type: ignore[attr-defined]
-        return up.delta(eps), self.lower.delta(eps)
+        hi = self.lower.delta(eps)
+        if self._answers_from_base():
+            hi = _scalar_or_array(np.minimum(hi, self.delta(eps)), np.asarray(hi))
+        return up.delta(eps), hi
 
     def _has_twin(self) -> bool:
         """Whether ``_as_upper`` gives an optimistic reading of this exact curve: from its own

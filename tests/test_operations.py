@@ -672,3 +672,100 @@ def test_symmetrized_poisson_add_pair_against_exact_sums(e: float) -> None:
             lo, hi = g.epsilon_bracket(d)
             assert lo <= truth <= hi, (numeric, d, lo, hi, float(truth))
             assert hi - lo <= 1e-3 * hi
+
+
+@pytest.mark.parametrize("op", ["symmetrize", "subsample", "poisson", "add", "deltamix"])
+@pytest.mark.parametrize("laplace", [False, True])
+def test_curves_built_on_a_bracket_keep_its_deep_tail(op: str, laplace: bool) -> None:
+    # Curves built on a bracket read ε from the lines of their sides, which lose the base's deep
+    # tail (its closed-form tail bound): ε(1e-20) of symmetrize(pair³) read 26.287 for the exact
+    # 26.0985, and a hunt's symmetrize, subsample, poisson_subsample and f ⊗ f_{0,δ} of
+    # Laplace(5)³ ⊗ pair read ε(1e-50) = ∞ (gdp_mu ∞). Now they answer from the base's profile.
+    # Reference: exact sums over the pair's outcomes in mpmath, with the Laplace profile
+    # δ_L(ε) = max(0, 1 − e^{(ε − m)/2}) for ε ≥ 0, 1 − e^ε + e^ε δ_L(−ε) below (DRS Ex. 2.9,
+    # L_m symmetric); min{f_i}** has profile max_i δ_{f_i} (theory §3); the Poisson pairs'
+    # profiles: δ_{f_p}(ε) = p δ_f(ε'), e^{ε'} = 1 + (e^ε − 1)/p, and δ_{f_p⁻¹}(ε) =
+    # (1 − e^ε(1 − p)) δ_{f⁻¹}(ε''), e^{ε''} = p e^ε/(1 − (1 − p)e^ε) (0 where that is ≤ 0);
+    # f ⊗ f_{0,τ}: τ + (1 − τ) δ_f(ε).
+    import itertools
+
+    import mpmath as mp
+
+    mp.mp.dps = 80
+    p, q = [.6, .3, .0999, .0001], [.0001, .2, .2999, .5]
+    m, rate, tau = mp.mpf(5), mp.mpf("0.3"), mp.mpf("1e-60")
+
+    def lap(e: Any) -> Any:
+        if e < 0:
+            return 1 - mp.exp(e) + mp.exp(e) * lap(-e)
+        return max(mp.mpf(0), 1 - mp.exp((e - m) / 2))
+
+    pm, qm = mp_pair(p, q)
+    outs = {}
+    for name, (a, b) in {"f": (pm, qm), "inv": (qm, pm)}.items():
+        outs[name] = [(mp.fprod(a[i] for i in idx), mp.fprod(b[i] for i in idx))
+                      for idx in itertools.product(range(4), repeat=3)]
+
+    def prof(e: Any, which: str) -> Any:  # δ of pair³ (⊗ L_5) or of its inverse
+        if laplace:
+            return mp.fsum(y * lap(e - mp.log(y / x)) for x, y in outs[which])
+        return mp.fsum(max(y - mp.exp(e) * x, 0) for x, y in outs[which])
+
+    def mix(e: Any, which: str) -> Any:  # p g + (1 − p) Id, g the pair or its inverse
+        return rate * prof(mp.log(1 + mp.expm1(e) / rate), which)
+
+    def mix_inv(e: Any, which: str) -> Any:  # (p g + (1 − p) Id)⁻¹
+        rest = 1 - mp.exp(e) * (1 - rate)
+        if rest <= 0:
+            return mp.mpf(0)
+        other = "inv" if which == "f" else "f"
+        return rest * prof(e + mp.log(rate) - mp.log(rest), other)
+
+    parts = {
+        "symmetrize": [lambda e: prof(e, "f"), lambda e: prof(e, "inv")],
+        "subsample": [lambda e: mix(e, "f"), lambda e: mix_inv(e, "f")],
+        "poisson": [lambda e: mix(e, "f"), lambda e: mix_inv(e, "f"),
+                    lambda e: mix(e, "inv"), lambda e: mix_inv(e, "inv")],
+        "add": [lambda e: mix(e, "f")],
+        "deltamix": [lambda e: tau + (1 - tau) * prof(e, "f")],
+    }[op]
+
+    def eps(d: float) -> Any:
+        lo, hi = mp.mpf(0), mp.mpf(60)
+        for _ in range(120):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if max(g(mid) for g in parts) > d else (lo, mid)
+        return hi
+
+    base = fdp.compose(fdp.from_distributions(p, q), repeat=3, numeric=True)
+    if laplace:
+        base = fdp.compose(base, fdp.Laplace(5), numeric=True)
+    c = {
+        "symmetrize": lambda: fdp.symmetrize(base),
+        "subsample": lambda: fdp.subsample(base, 0.3),
+        "poisson": lambda: fdp.poisson_subsample(base, 0.3).symmetric,
+        "add": lambda: fdp.poisson_subsample(base, 0.3).add,
+        "deltamix": lambda: fdp.compose(base, fdp.EpsDelta(0.0, 1e-60)),
+    }[op]()
+    for d in (1e-5, 1e-20, 1e-50):
+        truth = eps(d)
+        lo, hi = c.epsilon_bracket(d)
+        assert lo <= truth <= hi, (d, lo, hi, float(truth))
+        assert hi - lo <= 1e-4 * hi, (d, lo, hi)  # (the base brackets at its default tol)
+    if laplace and op != "deltamix":  # μ* ≥ the μ whose δ_μ meets the exact δ at ε = 20, 25
+        mu = fdp.gdp_mu(c)
+        for e in (20, 25):
+            target = max(g(mp.mpf(e)) for g in parts)
+            need = mp.findroot(lambda u, e=e, t=target: mp.ncdf(-e / u + u / 2)
+                               - mp.exp(e) * mp.ncdf(-e / u - u / 2) - t, 6)
+            assert need <= mu < math.inf, (e, float(need), mu)
+
+
+def test_symmetrized_bracket_of_laplace_cubed_keeps_its_tail() -> None:
+    # the hunt's reproducer: ε(1e-50) and gdp_mu read ∞ (the exact ε is 23.70; its value is
+    # checked against exact sums in the test above, on pair³ ⊗ L_5)
+    p, q = [.6, .3, .0999, .0001], [.0001, .2, .2999, .5]
+    h = fdp.compose(fdp.compose(fdp.Laplace(5), repeat=3), fdp.from_distributions(p, q))
+    for c in (fdp.symmetrize(h), fdp.subsample(h, 0.3), fdp.poisson_subsample(h, 0.3).symmetric):
+        assert math.isfinite(c.epsilon(1e-50))
+        assert math.isfinite(fdp.gdp_mu(c))
