@@ -48,7 +48,7 @@ from scipy import special
 
 from . import gdp
 from ._checks import as_array, check_int, check_scalar
-from ._numerics import TINY
+from ._numerics import TINY, quotient_up
 from ._numerics import UNIT_ROUNDOFF as _U
 from .composition import DeltaMix, compose
 from .constructors import from_distributions
@@ -188,7 +188,7 @@ def laplace(sensitivity: float, scale: float) -> Laplace:
     L_{Δ/b})."""
     d = check_scalar("sensitivity", sensitivity, low=0.0)
     b = check_scalar("scale", scale, low=0.0, low_open=True)
-    return Laplace(d / b)
+    return Laplace(quotient_up(d, b))  # (rounded up: the curve holds at the exact Δ/b)
 
 
 def vector_laplace(shifts: Any, scale: float) -> TradeOff:
@@ -197,7 +197,7 @@ def vector_laplace(shifts: Any, scale: float) -> TradeOff:
     theory §12). It dominates L_{‖s‖₁/b}, the bound from L1 sensitivity."""
     s = np.atleast_1d(as_array("shifts", shifts))
     b = check_scalar("scale", scale, low=0.0, low_open=True)
-    return compose(*(Laplace(abs(float(x)) / b) for x in s))
+    return compose(*(Laplace(quotient_up(abs(float(x)), b)) for x in s))
 
 
 def gaussian(sensitivity: float, sigma: float) -> Gaussian:
@@ -205,7 +205,7 @@ def gaussian(sensitivity: float, sigma: float) -> Gaussian:
     (DRS Thm 2.7)."""
     d = check_scalar("sensitivity", sensitivity, low=0.0)
     s = check_scalar("sigma", sigma, low=0.0, low_open=True)
-    return Gaussian(d / s)
+    return Gaussian(quotient_up(d, s))  # (rounded up: the curve holds at the exact Δ/σ)
 
 
 def gaussian_calibration(eps: float, delta: float, sensitivity: float = 1.0) -> dict[str, Any]:
@@ -213,8 +213,10 @@ def gaussian_calibration(eps: float, delta: float, sensitivity: float = 1.0) -> 
     next to the exact σ = Δ/μ(ε, δ) (:func:`fdp.gdp.sigma`, Balle & Wang 2018) and their ratio.
 
     Not a mechanism: it returns numbers, ``{"classical", "exact", "ratio", "classical_valid"}``.
-    The classical σ is always larger; for ε ≥ 1 it is reported with ``classical_valid`` False
-    (the theorem does not cover it).
+    For ε < 1 the classical σ is larger than the exact one; for ε ≥ 1 the theorem does not
+    cover it, and it is reported with ``classical_valid`` False (there it can be smaller than
+    the exact σ: ``gaussian_calibration(5.0, 0.5)`` gives 0.2707 against 0.2892, not a
+    guarantee).
     """
     e = check_scalar("eps", eps, low=0.0, low_open=True)
     d = check_scalar("delta", delta, low=0.0, high=1.0, low_open=True, high_open=True)
@@ -354,9 +356,8 @@ def catastrophe(sensitivity: float, scale: float, delta: float) -> DeltaMix:
     Lap(0, b) noise. A release of the exact value identifies the dataset, so the curve is
     L_{Δ/b} ⊗ f_{0,δ}: (1 − δ) L_{Δ/b}(α/(1 − δ)), exact (theory §4). It is (Δ/b, δ)-DP
     (δ(ε) = δ for ε ≥ Δ/b) but not ε-DP for any finite ε (δ(ε) ≥ δ for every ε)."""
-    mu = check_scalar("sensitivity", sensitivity, low=0.0) / check_scalar(
-        "scale", scale, low=0.0, low_open=True
-    )
+    mu = quotient_up(check_scalar("sensitivity", sensitivity, low=0.0),
+                     check_scalar("scale", scale, low=0.0, low_open=True))
     d = check_scalar("delta", delta, low=0.0, high=1.0)
     return DeltaMix(Laplace(mu), d)
 
@@ -472,9 +473,9 @@ def subsampled_eps(eps: float, p: float) -> MechanismCurve:
     replace-one neighbours): the exact curve C_p(f_{ε,0}) (DRS Thm 4.2, theory §7).
 
     Its ``eps`` is the amplified ε' = ln(1 + p(e^ε − 1)), the classical amplification formula
-    (Balle, Barthe & Gaboardi 2018), which is tight at δ = 0 (``epsilon(0) == eps``). The
-    exact curve dominates f_{ε',0} and is strictly above it in places: at δ > 0 it gives a
-    smaller ε than the formula.
+    (Balle, Barthe & Gaboardi 2018), rounded up, which is tight at δ = 0 (``epsilon(0)`` is
+    ``eps`` up to rounding). The exact curve dominates f_{ε',0} and is strictly above it in
+    places: at δ > 0 it gives a smaller ε than the formula.
 
     Examples
     --------
@@ -488,6 +489,11 @@ def subsampled_eps(eps: float, p: float) -> MechanismCurve:
     if not isinstance(curve, PiecewiseLinear):  # pragma: no cover - subsample of a PL is PL
         raise TypeError(f"C_p(f_(ε,0)) should be piecewise linear, got {curve!r}")
     # ln(1 + p(e^ε − 1)) = ε + ln(p + (1 − p) e^{−ε}) where e^ε overflows (ε = 800 raised)
-    amplified = math.log1p(r * math.expm1(e)) if e < 700.0 or r == 0.0 else (
-        e + math.log(r) + math.log1p((1.0 - r) * math.exp(-e) / r))
+    # (rounded up by a bound on its few roundings: to nearest it was an ulp below the true ε',
+    # subsampled_eps(3.343356515442928e-05, 0.46318151828819487); a hunt)
+    if e < 700.0 or r == 0.0:
+        amplified = math.log1p(r * math.expm1(e)) * (1.0 + 6.0 * _U)
+    else:
+        terms = (e, math.log(r), math.log1p((1.0 - r) * math.exp(-e) / r))
+        amplified = sum(terms) + 6.0 * _U * sum(abs(t) for t in terms)
     return MechanismCurve._of(curve, "subsampled ε-DP", amplified, {"eps": e, "p": r})

@@ -348,3 +348,73 @@ def test_exponential_mechanism_is_never_optimistic(seed: int) -> None:
                         break
                     acc += P[i]
                 assert mp.mpf(float(f(al))) <= beta, (u, v, eps, s, al)
+
+
+def _mp_hull_value(pts: list, a: float) -> object:
+    """The lower convex hull of the points, read at α = a (linear between its vertices)."""
+    import mpmath as mp
+    from exact_sums import mp_breakpoints, mp_hull_pair
+
+    bp = mp_breakpoints(*mp_hull_pair(pts))
+    x = mp.mpf(a)
+    for (a0, b0), (a1, b1) in zip(bp[:-1], bp[1:], strict=True):
+        if a0 <= x <= a1 and a1 > a0:
+            return b0 + (b1 - b0) * (x - a0) / (a1 - a0)
+    return mp.mpf(0)
+
+
+@pytest.mark.parametrize("eps", [31.5, 36.692423046414035, 45.0])
+@pytest.mark.parametrize("p", [1.0, 0.9999999999999974, 1 - 1e-10, 0.5])
+def test_subsampled_eps_is_not_above_the_exact_hull(eps: float, p: float) -> None:
+    # C_p(f_{ε,0}) took its loss-0 atom as 1 − Σ(other masses), which cancelled to an ulp of 1:
+    # at ε = 36.69, p = 1 it read f(1.16e-16) = 2.27e-16 for the true 1.16e-16 (96 % above the
+    # curve), and at p = 1 − 2.6e-15 1.7 % above it near the kink (a hunt). Reference: the
+    # exact lower hull of the breakpoints of f_p = T(P, (1 − p)P + pQ) and of its inverse, for
+    # the randomized-response pair of f_{ε,0}, in mpmath (DRS Thm 4.2).
+    import mpmath as mp
+    from exact_sums import mp_breakpoints
+
+    mp.mp.dps = 60
+    e = mp.mpf(eps)
+    big, small = mp.exp(e) / (1 + mp.exp(e)), 1 / (1 + mp.exp(e))
+    pm, qm = [big, small], [small, big]
+    r = mp.mpf(p)
+    qp = [(1 - r) * a + r * b for a, b in zip(pm, qm, strict=True)]
+    pts = mp_breakpoints(pm, qp) + mp_breakpoints(qp, pm)
+    c = M.subsampled_eps(eps, p)
+    a0 = float(small)  # the kink of f_{ε,0} (and near it C_p's, for p near 1)
+    for a in [a0 * 0.5, a0 * (1 - 1e-9), a0, a0 * (1 + 1e-9), a0 * 2, a0 * 30, 1e-14, 1e-3, 0.4]:
+        truth = _mp_hull_value(pts, a)
+        assert c(a) <= truth, (a, c(a), float(truth))
+        assert c.epsilon(0.0) >= 0.0
+    assert c.eps >= mp.log1p(r * mp.expm1(e))
+
+
+def test_mechanism_parameters_are_rounded_up() -> None:
+    # μ = Δ/b (and Δ/σ) to nearest could sit half an ulp below the exact ratio:
+    # laplace(16.453929007086575, 0.022000016697242608).delta(747.134028052022) read 5e-14
+    # relative below the truth; subsampled_eps(…).eps an ulp below ln(1 + p(e^ε − 1)) (a hunt).
+    # Reference: the exact rational ratio, and the Laplace profile 1 − e^{(ε − μ)/2} (DRS) and
+    # the amplified ε in mpmath.
+    from fractions import Fraction
+
+    import mpmath as mp
+
+    mp.mp.dps = 50
+    d, b = 16.453929007086575, 0.022000016697242608
+    exact = Fraction(d) / Fraction(b)
+    for f in (M.laplace(d, b), M.gaussian(d, b), M.catastrophe(d, b, 0.0).base):
+        assert Fraction(f.mu) >= exact
+    mu = mp.mpf(d) / mp.mpf(b)
+    e = 747.134028052022
+    assert M.laplace(d, b).delta(e) >= 1 - mp.exp((e - mu) / 2)
+    assert M.catastrophe(d, b, 0.0).delta(e) >= 1 - mp.exp((e - mu) / 2)
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        d, b = float(rng.uniform(0.1, 10.0)), float(rng.uniform(0.01, 10.0))
+        assert Fraction(M.laplace(d, b).mu) >= Fraction(d) / Fraction(b)
+        assert Fraction(M.gaussian(d, b).mu) >= Fraction(d) / Fraction(b)
+    assert M.laplace(1.0, 0.5).mu == 2.0  # (exact ratios stay exact)
+    ep, p = 3.343356515442928e-05, 0.46318151828819487
+    assert M.subsampled_eps(ep, p).eps >= mp.log1p(mp.mpf(p) * mp.expm1(mp.mpf(ep)))
+    assert M.subsampled_eps(800.0, 1e-300).eps >= 800 + mp.log(mp.mpf(1e-300))
