@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import mpmath as mp
 import numpy as np
@@ -364,3 +365,43 @@ def test_symmetrized_remove_pair_has_a_moment_bound() -> None:
 
         e_g = float(mp.findroot(lambda e: mp.log(dg(e)) - mp.log(mp.mpf("1e-300")), 37.0))
     assert min(a, b) >= e_g
+
+
+def test_gaussian_with_bounded_steps_has_a_shifted_gaussian_tail() -> None:
+    # below the grid's window the conservative end was the moment bound, loose by its
+    # polynomial factor: compose(Gaussian(40), Laplace(0.5), repeat=2) read ε(1e-100) ≤
+    # 3429.27 for a truth in [2802.56, 2803.56]. With the other steps' losses at most S,
+    # δ(ε) ≤ δ_M(ε − S). Reference: G_M ⊗ RR_1², exactly Σ_ℓ Q[ℓ] δ_M(ε − ℓ) over RR²'s
+    # losses {2, 0, −2} (the bilinear form; δ_M by Balle & Wang's closed form), in mpmath.
+    import mpmath as mp
+
+    mp.mp.dps = 60
+    mu = mp.mpf(40) * mp.sqrt(2)
+    e0 = mp.mpf(1)
+    b, a = mp.exp(e0) / (1 + mp.exp(e0)), 1 / (1 + mp.exp(e0))
+    outs = [(b * b, 2 * e0), (2 * a * b, mp.mpf(0)), (a * a, -2 * e0)]
+
+    def dm(e: Any) -> Any:
+        return mp.ncdf(-e / mu + mu / 2) - mp.exp(e) * mp.ncdf(-e / mu - mu / 2)
+
+    def dlt(e: Any) -> Any:
+        return mp.fsum(w * dm(e - ell) for w, ell in outs)
+
+    def eps(d: float) -> Any:
+        lo, hi = mp.mpf(0), mp.mpf(10000)
+        for _ in range(200):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if dlt(mid) > d else (lo, mid)
+        return hi
+
+    c = fdp.compose(fdp.Gaussian(40), fdp.EpsDelta(1.0), repeat=2)
+    for d in (1e-60, 1e-100, 1e-300):
+        truth = eps(d)
+        lo, hi = c.epsilon_bracket(d)
+        assert lo <= truth <= hi, (d, lo, hi, float(truth))
+        assert hi - truth <= 2.0 + 1e-9 * truth, (d, hi, float(truth))  # (S = 2)
+    for e in (3000.0, 3500.0):
+        lo, hi = c.delta_bracket(e)
+        truth = dlt(mp.mpf(e))
+        assert lo <= truth <= hi, (e, lo, hi, float(truth))
+        assert hi <= dm(mp.mpf(e) - 2) * (1 + 1e-9), (e, hi)
