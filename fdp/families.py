@@ -48,40 +48,40 @@ def normal_bin_masses(z: np.ndarray, shift: float = 0.0) -> tuple[np.ndarray, fl
     """
     zs = z - shift if shift else z
     a = zs[:-1]
-    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         w = z[1:] - z[:-1]
-        phi = np.exp(-0.5 * a * a) * _INV_SQRT_2PI
-        narrow = (w * (np.abs(a) + 4.0) <= 0.25) & (w > 0.0) & (phi >= _PHI_FLOOR)
+        mag = np.abs(a)
+        narrow = (w * (mag + 4.0) <= 0.25) & (w > 0.0) & (mag <= _A_MAX)
+    mass = np.empty_like(a)
     if narrow.all():  # (fine grids: no tail differences at all, only the two outer tails)
-        mass = _narrow_normal_masses(a, w, phi)
-        return mass, float(norm_cdf(zs[0])), float(norm_sf(zs[-1]))
-    up = a >= 0
-    if zs.size > 64 and not np.any(zs[1:] < zs[:-1]):
-        # sorted (every caller's grid): the bins with z_j < 0 are a prefix; evaluate each tail
-        # only where it is used (the same values as below, half the special-function calls)
-        k = int(np.searchsorted(a, 0.0, side="left"))
-        cdf = norm_cdf(zs[: k + 1])
-        sf = norm_sf(zs[k:])
-        mass = np.concatenate([cdf[1:] - cdf[:-1], sf[:-1] - sf[1:]])
-        below, above = float(cdf[0]), float(sf[-1])
+        for i in range(0, a.size, _BLOCK):  # (in blocks that stay in cache)
+            j = min(i + _BLOCK, a.size)
+            mass[i:j] = _narrow_normal_masses(a[i:j], w[i:j])
     else:
-        mass = np.where(up, norm_sf(a) - norm_sf(zs[1:]), norm_cdf(zs[1:]) - norm_cdf(a))
-        below, above = float(norm_cdf(zs[0])), float(norm_sf(zs[-1]))
-    if narrow.any():
         idx = np.flatnonzero(narrow)
-        mass[idx] = _narrow_normal_masses(a[idx], w[idx], phi[idx])
-    return np.maximum(mass, 0.0), below, above
+        for i in range(0, idx.size, _BLOCK):
+            k = idx[i : i + _BLOCK]
+            mass[k] = _narrow_normal_masses(a[k], w[k])
+        wide = np.flatnonzero(~narrow)
+        lo, hi = zs[wide], zs[wide + 1]
+        up = lo >= 0  # (each in the tail that keeps relative precision)
+        mass[wide] = np.where(up, norm_sf(np.where(up, lo, 0.0)) - norm_sf(np.where(up, hi, 0.0)),
+                              norm_cdf(np.where(up, 0.0, hi)) - norm_cdf(np.where(up, 0.0, lo)))
+    return np.maximum(mass, 0.0), float(norm_cdf(zs[0])), float(norm_sf(zs[-1]))
 
 
 #: 1/(n + 1)! for the series of :func:`_narrow_normal_masses`
 _INV_FACT = tuple(1.0 / math.factorial(n + 1) for n in range(40))
-#: the least φ(a) the series is used at, normal (below, both ways keep only a subnormal's bits)
-_PHI_FLOOR = 2.0**-1022
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+#: the largest |a| the series is used at: φ(a) stays normal (beyond, both ways keep only a
+#: subnormal's bits); φ(37.5) = 1.1e-306
+_A_MAX = 37.5
+#: bins per block of the series (its temporaries stay in cache)
+_BLOCK = 8192
 
 
-def _narrow_normal_masses(a: np.ndarray, w: np.ndarray, phi: np.ndarray) -> np.ndarray:
-    """The masses Φ(a + w) − Φ(a) = φ(a) w S(a, w) of narrow bins (``phi`` = φ(a), normal),
+def _narrow_normal_masses(a: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """The masses Φ(a + w) − Φ(a) = φ(a) w S(a, w) of narrow bins (|a| ≤ 37.5: φ(a) normal),
     S = Σ_{n≥0} (−1)ⁿ Heₙ(a) wⁿ/(n + 1)!, where a = z_j and w = z_{j+1} − z_j (exact where the
     grid is fine: Sterbenz) are the bin's left end and width.
 
@@ -100,17 +100,36 @@ def _narrow_normal_masses(a: np.ndarray, w: np.ndarray, phi: np.ndarray) -> np.n
     n_terms = 1
     while n_terms < 16 and rmax ** (n_terms + 1) * _INV_FACT[n_terms + 1] > UNIT_ROUNDOFF / 8.0:
         n_terms += 1
+    # (in place on a few buffers: temporaries of grid size cost a page fault per page)
     aw = a * w
     w2 = w * w
-    g_prev, g = np.ones_like(a), aw  # g₀ = 1, g₁ = a w
-    total = 1.0 - aw * _INV_FACT[1]
-    for n in range(1, n_terms):
-        g_prev, g = g, aw * g - n * w2 * g_prev
-        if n % 2:
-            total += g * _INV_FACT[n + 1]
-        else:
-            total -= g * _INV_FACT[n + 1]
-    return phi * w * total
+    total = aw * -_INV_FACT[1]
+    total += 1.0  # terms 0 and 1: 1 − a w/2
+    if n_terms >= 2:
+        g_prev, g = aw.copy(), aw * aw  # (a copy: the buffers rotate below)
+        g -= w2  # g₂ = (a² − 1) w²
+        tmp = np.empty_like(a)
+        np.multiply(g, _INV_FACT[2], out=tmp)
+        total += tmp
+        nxt = np.empty_like(a)
+        for n in range(2, n_terms):
+            np.multiply(aw, g, out=nxt)
+            np.multiply(w2, g_prev, out=tmp)
+            tmp *= float(n)
+            nxt -= tmp  # g_{n+1} = a w gₙ − n w² g_{n−1}
+            np.multiply(nxt, _INV_FACT[n + 1], out=tmp)
+            if n % 2:
+                total += tmp
+            else:
+                total -= tmp
+            g_prev, g, nxt = g, nxt, g_prev
+    total *= w
+    phi = a * a
+    phi *= -0.5
+    np.exp(phi, out=phi)
+    total *= phi
+    total *= _INV_SQRT_2PI
+    return total
 
 
 class Gaussian(TradeOff):
