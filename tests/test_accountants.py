@@ -214,3 +214,23 @@ def test_exact_row_lower_end_of_a_product_of_pure_dp_curves_against_exact_sums()
         assert row.eps_lower is not None
         assert row.eps_lower <= lo_e and row.eps >= hi_e, (d, row.eps_lower, row.eps, lo_e)
         assert row.eps - row.eps_lower <= 1e-9 * row.eps
+
+
+def test_clt_rows_use_every_item_of_a_long_workload() -> None:
+    # over 10,000 mechanisms the CLT and Edgeworth rows used the first item alone: 6000 G_0.01
+    # and 5000 G_1 read ε = 3.26 (G_{0.01·√6000}) for the true 2800.92 (a hunt). For Gaussians
+    # the CLT is exact: μ = √(Σ n_i μ_i²). Reference: δ_μ(ε) by Balle & Wang's closed form in
+    # mpmath, solved for ε.
+    import mpmath as mp
+
+    mp.mp.dps = 40
+    mu = mp.sqrt(6000 * mp.mpf("0.01") ** 2 + 5000)
+    truth = mp.findroot(lambda e: mp.ncdf(-e / mu + mu / 2)
+                        - mp.exp(e) * mp.ncdf(-e / mu - mu / 2) - mp.mpf("1e-5"), 2800)
+    c = fdp.accountants.compare([(fdp.Gaussian(0.01), 6000), (fdp.Gaussian(1.0), 5000)],
+                                delta=1e-5)
+    assert c.row("gdp_clt").eps == pytest.approx(float(truth), rel=1e-9)
+    r = fdp.clt.clt(fdp.Gaussian(0.01), fdp.Gaussian(1.0), counts=[6000, 5000])
+    assert r.mu == pytest.approx(float(mu), rel=1e-12)
+    with pytest.raises(ValueError, match="counts"):
+        fdp.clt.clt(fdp.Gaussian(1.0), counts=[1, 2])

@@ -325,3 +325,36 @@ def test_dpsgd_certified_mu_above_clt() -> None:
 
     m = fdp.dpsgd(1.0, 0.01, 1000).gdp_mu()
     assert m > dpsgd_clt(1.0, 0.01, 1000).mu  # the CLT underestimates (BDLS; issue 5)
+
+
+@pytest.mark.parametrize(("mu", "gamma"), [(3.0, 0.001), (0.5, 1e-4), (6.0, 0.03), (1.5, 0.01)])
+def test_berry_esseen_lower_curve_is_below_its_bound(mu: float, gamma: float) -> None:
+    # _be_lower's first line was a chord to F's grid points, and F dips below it between them:
+    # _be_lower(3, 0.001)(0.0033219) read 5.6e-5 above G_3(α + γ) − γ (a hunt). Reference:
+    # F(α) = G_μ(max(α, γ) + γ) − γ (DRS Thm 3.5) in mpmath.
+    import mpmath as mp
+
+    from fdp.clt import _be_lower
+
+    mp.mp.dps = 30
+    lo = _be_lower(mu, gamma)
+    m, g = mp.mpf(mu), mp.mpf(gamma)
+    alphas = np.unique(np.concatenate([np.linspace(0, 1 - gamma, 3001), [0.0033219],
+                                       gamma + np.logspace(-9, -1, 400)]))
+    for a in alphas[alphas <= 1 - gamma]:
+        x = max(mp.mpf(a), g) + g
+        bound = mp.ncdf(-mp.sqrt(2) * mp.erfinv(2 * x - 1) - m) - g if x < 1 else -g
+        assert lo(a) <= max(bound, 0) + 1e-15, (a, lo(a), float(bound))
+
+
+def test_clt_with_binned_functionals_certifies_nothing() -> None:
+    # a subsampled Gaussian step's functionals come from binning (an approximation): kl read
+    # 9.7e-5 for the true 1.46e-6, yet clt() said valid and its "certified" upper curve lay 0.39
+    # below the composition at α = 0.3 (a hunt, mpmath quadrature). Now: not valid, trivial
+    # bounds; closed forms (Laplace, Gaussian) and exact PL curves stay valid.
+    r = fdp.clt.clt(fdp.sgd.dpsgd_step(1.0, 0.001, "poisson"), n=1000)
+    assert not r.valid and "approximation" in r.message
+    assert r.lower(0.3) == 0.0 and r.upper(0.3) == pytest.approx(0.7)
+    assert fdp.clt.clt(fdp.Laplace(0.1), n=1000).valid
+    assert fdp.clt.clt(fdp.mechanisms.randomized_response(0.1), n=1000).valid
+    assert not fdp.clt.clt(fdp.Laplace(1e-5), n=10**9).valid
