@@ -16,7 +16,7 @@ from scipy import special
 __all__ = [
     "UNIT_ROUNDOFF", "norm_cdf", "norm_sf", "norm_isf", "lower_hull", "lower_hull_c",
     "line_envelope", "add_up", "add_up_array", "add_down", "sum_up", "mul_up", "div_up",
-    "quotient_up", "round_decimal", "merged_loss_err",
+    "product_up", "quotient_up", "round_decimal", "merged_loss_err",
 ]
 
 #: unit roundoff u of float64 (half the machine epsilon)
@@ -127,6 +127,21 @@ def div_up(a: float, b: float) -> float:
     """
     q = a / b
     return math.nextafter(q, math.inf) if (a > 0.0 and q < math.inf) else q
+
+
+def product_up(k: int, x: float) -> float:
+    """k·x rounded toward +∞ exactly (the float product compared with the rational one), as
+    :func:`quotient_up`: group(G_μ, k) = G_{kμ} at a μ never below kμ.
+
+    Examples
+    --------
+    >>> product_up(3, 0.5), product_up(3, 0.1) >= 3 * 0.1
+    (1.5, True)
+    """
+    m = k * x
+    if math.isfinite(m) and Fraction(m) < k * Fraction(x):
+        m = math.nextafter(m, math.inf)
+    return m
 
 
 def quotient_up(a: float, b: float) -> float:

@@ -20,7 +20,6 @@ import copy
 import functools
 import math
 from dataclasses import dataclass
-from fractions import Fraction
 
 import numpy as np
 
@@ -33,6 +32,7 @@ from ._numerics import (
     lower_hull_c,
     norm_cdf,
     norm_isf,
+    product_up,
 )
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity, Laplace
@@ -732,18 +732,9 @@ def group(f: TradeOff, k: int) -> TradeOff:
     if isinstance(f, (Gaussian, Laplace)) and math.isfinite(k * f.mu):
         # kμ rounded up (less privacy): to nearest, group(Laplace(0.3971116046572129), 3)
         # was L at a μ 1 ulp below 3μ, and its δ(3μ) read 0 for the true 2.8e-17
-        m = _product_up(k, f.mu)
+        m = product_up(k, f.mu)
         return Gaussian(m) if isinstance(f, Gaussian) else Laplace(m)
     return _group_general(f, k)
-
-
-def _product_up(k: int, x: float) -> float:
-    """k·x rounded up to a float (exactly: the float product is compared with the rational
-    one)."""
-    m = k * x
-    if Fraction(m) < k * Fraction(x):
-        m = math.nextafter(m, math.inf)
-    return m
 
 
 def _group_twin(f: PiecewiseLinear, k: int, inverse: bool) -> PiecewiseLinear:
