@@ -282,8 +282,6 @@ def clt(*curves: TradeOff, n: int | None = None,
             DeltaMix(Gaussian(mu), -math.expm1(-dsum)),
             name=f"CLT limit G_{mu:.4g} ⊗ f_(0,{-math.expm1(-dsum):.3g})",
         )
-        from .families import Identity as _Id
-
         return CLTResult(
             mu,
             math.inf,
@@ -291,7 +289,7 @@ def clt(*curves: TradeOff, n: int | None = None,
             "(ε, δ) limit theorem (DRS Thm 3.6): no error bound",
             approx,
             _zero(),
-            _Id(),
+            Identity(),
         )
     k1 = sum(k * kl(c) for c, k in items)
     k2 = sum(k * kappa2(c) for c, k in items)
@@ -305,10 +303,8 @@ def clt(*curves: TradeOff, n: int | None = None,
     approx = Approximation(Gaussian(mu), name=f"CLT G_{mu:.4g}")
     asym = [c for c, _ in items if not c.is_symmetric]
     if gamma >= 0.5:
-        from .families import Identity as _Id
-
         msg = f"γ = {gamma:.3g} ≥ 1/2: the Berry–Esseen bound is void (DRS Thm 3.5)"
-        return CLTResult(mu, gamma, False, msg, approx, _zero(), _Id())
+        return CLTResult(mu, gamma, False, msg, approx, _zero(), Identity())
     inexact = [c for c, _ in items if not _functionals_exact(c)]
     if asym or inexact:
         # (no certified bounds: DRS Thm 3.5 needs symmetric f_i and their exact functionals.
