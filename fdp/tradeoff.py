@@ -46,7 +46,8 @@ class LossBins:
     ``loss_lo``, ``loss_hi`` (optional) bound each bin's loss log(q_j/p_j) from below and above
     where ``p[j]`` is too small to carry it (below :data:`TINY_P`: subnormal, or 0 next to
     Q-mass; NaN in the other bins, whose loss the engine reads from the masses). A curve that
-    knows its losses (:class:`PiecewiseLinear` with losses ≳ 700) gives them: a subnormal P-mass
+    knows its losses (:class:`PiecewiseLinear` with losses ≳ 700; G_μ from log-space masses,
+    :func:`fdp.families.normal_bin_loss_bounds`) gives them: a subnormal P-mass
     keeps a few bits, and its log moved a bin's Q-mass by a whole share of the step
     (``compose(subsample(EpsDelta(744), 0.3), repeat=2, numeric=True)`` read ε(1e-3) 0.18
     below the truth).
