@@ -16,7 +16,7 @@ from scipy import special
 from . import gdp
 from ._checks import check_scalar
 from ._numerics import TINY, UNIT_ROUNDOFF, norm_cdf, norm_hazard, norm_isf, norm_sf
-from .tradeoff import TINY_P, LossBins, PiecewiseLinear, TradeOff
+from .tradeoff import TINY_P, LossBins, PiecewiseLinear, TradeOff, outcome_bin_losses
 
 __all__ = ["Gaussian", "EpsDelta", "Laplace", "Identity"]
 
@@ -524,9 +524,11 @@ class Laplace(TradeOff):
         p = 0.5 * np.exp(-(lo + m) / 2.0) * -np.expm1(-(hi - lo) / 2.0)
         # Q is the mirror image: Q[L ∈ (a, b]] = P[L ∈ [−b, −a)]
         q = 0.5 * np.exp(-(m - hi) / 2.0) * -np.expm1(-(hi - lo) / 2.0)
+        cont = (p.copy(), q.copy())
         p_below = q_below = p_above = q_above = 0.0
         em = math.exp(-m)
         # atoms: L = −μ with P 1/2, Q e^{−μ}/2; L = μ with P e^{−μ}/2, Q 1/2
+        atoms = []
         for loss, pm, qm in ((-m, 0.5, em / 2.0), (m, em / 2.0, 0.5)):
             j = int(np.searchsorted(edges, loss, side="left")) - 1
             if j < 0:
@@ -538,6 +540,8 @@ class Laplace(TradeOff):
             else:
                 p[j] += pm
                 q[j] += qm
+                atoms.append((j, pm, qm, loss))
+        bounds = self._tiny_bin_losses(edges, lo, hi, cont, atoms, p, q)
         # continuous mass outside the grid
         e0, em_ = edges[0], edges[-1]
         if e0 > -m:
@@ -550,8 +554,32 @@ class Laplace(TradeOff):
             q_above += 0.5 * -math.expm1(-(m - lo_) / 2.0)
         return LossBins(
             p=p, q=q, p_below=p_below, q_below=q_below, p_above=p_above, q_above=q_above,
-            q_inf=0.0,
+            q_inf=0.0, loss_lo=None if bounds is None else bounds[0],
+            loss_hi=None if bounds is None else bounds[1],
         )
+
+    @staticmethod
+    def _tiny_bin_losses(edges: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                         cont: tuple[np.ndarray, np.ndarray],
+                         atoms: list[tuple[int, float, float, float]], p: np.ndarray,
+                         q: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """Loss bounds of the bins whose P- or Q-mass is below 2⁻¹⁰⁰⁰ (losses near ±μ for
+        μ ≳ 708: a subnormal mass keeps few bits, and log(q/p) read such a bin's loss half a
+        step low; :class:`~fdp.tradeoff.LossBins`). Their outcomes: the continuous part of the
+        bin, whose loss is exactly the midpoint (A + B)/2 of its clipped ends (Q/P =
+        e^{x_a + x_b − μ} with x = (L + μ)/2; one rounding of the sum), and the atoms in it."""
+        tiny = ((p < TINY_P) & (q > 0.0)) | ((q < TINY_P) & (p > 0.0))
+        if not tiny.any():
+            return None
+        k = np.flatnonzero(tiny & (hi > lo))
+        at = [a for a in atoms if tiny[a[0]]]
+        j = np.concatenate([k, np.array([a[0] for a in at], dtype=k.dtype)])
+        ps = np.concatenate([cont[0][k], [a[1] for a in at]])
+        qs = np.concatenate([cont[1][k], [a[2] for a in at]])
+        mid = 0.5 * (lo[k] + hi[k])
+        loss = np.concatenate([mid, [a[3] for a in at]])
+        err = np.concatenate([UNIT_ROUNDOFF * (np.abs(lo[k]) + np.abs(hi[k])), np.zeros(len(at))])
+        return outcome_bin_losses(edges, j, np.ones(j.size, dtype=bool), p, q, ps, qs, loss, err)
 
     def _atoms(self) -> np.ndarray:
         return np.array([-self.mu, self.mu]) if self.mu > 0 else np.zeros(1)

@@ -68,6 +68,53 @@ class LossBins:
 TINY_P = 2.0**-1000
 
 
+def outcome_bin_losses(edges: np.ndarray, j: np.ndarray, inside: np.ndarray, pb: np.ndarray,
+                   qb: np.ndarray, p: np.ndarray, q: np.ndarray, loss: np.ndarray,
+                   err: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Bounds on the losses λ_j = log(q_j/p_j) of the bins (masses ``pb``, ``qb``) whose P- or
+    Q-mass is below :data:`TINY_P` (NaN elsewhere; None if there are none) from their
+    outcomes' own masses ``p``, ``q`` and losses ℓ_i = ``loss`` (within ``err``), outcome i in
+    bin ``j[i]`` where ``inside[i]`` (see :class:`LossBins`). With the larger of the two
+    masses: λ_j = e_j + log q_j − log s_j, s_j = Σ_i q_i e^{−(ℓ_i − e_j)} ∈ [q_j e^{−h}, q_j]
+    (tiny P; no underflow), or
+    λ_j = e_j + log r_j − log p_j, r_j = Σ_i p_i e^{ℓ_i − e_j − h} e^h (tiny Q; the
+    inverse's tiny P), evaluated at ℓ_i ∓ their rounding bounds and widened by its own
+    rounding: each term's argument, exp and the sum within (n_j + 4) ulps, the logarithms
+    and the additions within 4 ulps of |e_j| + |log q_j| + |log s_j| + h."""
+    tiny_p = (pb < TINY_P) & (qb > 0.0)
+    tiny_q = ~tiny_p & (qb < TINY_P) & (pb > 0.0)
+    tiny = tiny_p | tiny_q
+    if not tiny.any():
+        return None
+    sel = inside & tiny[np.where(inside, j, 0)]
+    js, ps, qs, ls, es = j[sel], p[sel], q[sel], loss[sel], err[sel]
+    use_q = tiny_p[js]
+    nb = qb.size
+    cnt = np.bincount(js, minlength=nb).astype(float)
+    with np.errstate(invalid="ignore"):
+        h = np.diff(edges)
+    # log of the bin's larger mass (the one the sum is not taken over)
+    lm = np.log(np.where(tiny_p, qb, np.where(tiny_q, pb, 1.0)))
+    out = []
+    for sgn in (-1.0, 1.0):
+        # (bins with an infinite edge, a mixture's below log(1 − p), give NaN: not given)
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            arg = ls + sgn * es - edges[js]  # ℓ_i − e_j ∈ (0, h] up to the bound
+            t = np.where(use_q, qs * np.exp(-arg), ps * np.exp(arg - h[js]))
+            s = np.bincount(js, weights=t, minlength=nb)
+            ok = tiny & (s > 0.0) & np.isfinite(s) & np.isfinite(h)
+            ls_ = np.log(np.where(ok, s, 1.0))
+            lam = np.where(tiny_p, edges[:-1] + lm - ls_, edges[:-1] + h + ls_ - lm)
+        with np.errstate(invalid="ignore"):
+            pad = merged_loss_err(cnt, edges[:-1], lm, ls_, 2.0 * h)
+        # (a bin with one outcome has that outcome's loss, without the sum's rounding)
+        lone = np.full(nb, np.nan)
+        one = cnt[js] == 1.0
+        lone[js[one]] = ls[one] + sgn * es[one]
+        out.append(np.where(cnt == 1.0, lone, np.where(ok, lam + sgn * pad, np.nan)))
+    return out[0], out[1]
+
+
 def _interp(x: np.ndarray, xp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     """np.interp, but where a segment is so short that its slope overflows (a kink at a
     subnormal α next to one at 1e-311: slope −2e309), read it as f_j + t (f_{j+1} − f_j) with
@@ -1250,48 +1297,10 @@ class PiecewiseLinear(TradeOff):
 
     def _bin_losses(self, edges: np.ndarray, j: np.ndarray, inside: np.ndarray,
                     pb: np.ndarray, qb: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-        """Bounds on the losses λ_j = log(q_j/p_j) of the bins whose P- or Q-mass is below
-        :data:`TINY_P` (NaN elsewhere; None if there are none) from the outcomes' own losses ℓ_i
-        (see :class:`LossBins`). With the larger of the two masses: λ_j = e_j + log q_j − log s_j,
-        s_j = Σ_i q_i e^{−(ℓ_i − e_j)} ∈ [q_j e^{−h}, q_j] (tiny P; no underflow), or
-        λ_j = e_j + log r_j − log p_j, r_j = Σ_i p_i e^{ℓ_i − e_j − h} e^h (tiny Q; the
-        inverse's tiny P), evaluated at ℓ_i ∓ their rounding bounds and widened by its own
-        rounding: each term's argument, exp and the sum within (n_j + 4) ulps, the logarithms
-        and the additions within 4 ulps of |e_j| + |log q_j| + |log s_j| + h."""
-        tiny_p = (pb < TINY_P) & (qb > 0.0)
-        tiny_q = ~tiny_p & (qb < TINY_P) & (pb > 0.0)
-        tiny = tiny_p | tiny_q
-        if not tiny.any():
-            return None
+        """Bounds on the losses of the bins whose P- or Q-mass is below :data:`TINY_P`, from
+        the outcomes' own losses (:func:`outcome_bin_losses`)."""
         p, q, loss = self._masses
-        err = self._loss_errs()
-        sel = inside & tiny[np.where(inside, j, 0)]
-        js, ps, qs, ls, es = j[sel], p[sel], q[sel], loss[sel], err[sel]
-        use_q = tiny_p[js]
-        nb = qb.size
-        cnt = np.bincount(js, minlength=nb).astype(float)
-        with np.errstate(invalid="ignore"):
-            h = np.diff(edges)
-        # log of the bin's larger mass (the one the sum is not taken over)
-        lm = np.log(np.where(tiny_p, qb, np.where(tiny_q, pb, 1.0)))
-        out = []
-        for sgn in (-1.0, 1.0):
-            # (bins with an infinite edge, a mixture's below log(1 − p), give NaN: not given)
-            with np.errstate(over="ignore", under="ignore", invalid="ignore"):
-                arg = ls + sgn * es - edges[js]  # ℓ_i − e_j ∈ (0, h] up to the bound
-                t = np.where(use_q, qs * np.exp(-arg), ps * np.exp(arg - h[js]))
-                s = np.bincount(js, weights=t, minlength=nb)
-                ok = tiny & (s > 0.0) & np.isfinite(s) & np.isfinite(h)
-                ls_ = np.log(np.where(ok, s, 1.0))
-                lam = np.where(tiny_p, edges[:-1] + lm - ls_, edges[:-1] + h + ls_ - lm)
-            with np.errstate(invalid="ignore"):
-                pad = merged_loss_err(cnt, edges[:-1], lm, ls_, 2.0 * h)
-            # (a bin with one outcome has that outcome's loss, without the sum's rounding)
-            lone = np.full(nb, np.nan)
-            one = cnt[js] == 1.0
-            lone[js[one]] = ls[one] + sgn * es[one]
-            out.append(np.where(cnt == 1.0, lone, np.where(ok, lam + sgn * pad, np.nan)))
-        return out[0], out[1]
+        return outcome_bin_losses(edges, j, inside, pb, qb, p, q, loss, self._loss_errs())
 
     def _atoms(self) -> np.ndarray:
         p, q, loss = self._masses
