@@ -93,13 +93,7 @@ def _expect(f: TradeOff, g: str) -> float:
             "k3bar": _ABS3_Z * m2 * mu,
         }[g]
     if isinstance(f, Laplace) and g != "k3bar":
-        t = f.mu
-        e1, e2 = math.exp(-t), math.exp(-t / 2)
-        return {
-            "kl": t + e1 - 1,
-            "k2": t * t - 2 * t + 4 - (2 * t + 4) * e1,
-            "k3": t**3 - 3 * t * t + 12 * t - 24 + 48 * e2 - (3 * t * t + 12 * t + 24) * e1,
-        }[g]
+        return _laplace_functional(float(f.mu), g)
     if isinstance(f, Laplace):  # κ̄₃ by quadrature of the loss law (atoms at ±μ, density inside)
         t = f.mu
         k = t + math.exp(-t) - 1  # kl, so L + kl is centred
@@ -123,6 +117,37 @@ def _expect(f: TradeOff, g: str) -> float:
     # generic: the loss law from the curve's binned privacy-loss masses (an approximation)
     edges = np.linspace(-60, 60, 240001)
     return _discrete_functional(f._loss_bins(edges).p, 0.5 * (edges[:-1] + edges[1:]), g)
+
+
+def _laplace_functional(t: float, g: str) -> float:
+    """kl, κ₂ or κ₃ of L_t in closed form (DRS Sec 3.3), from the loss law under P: −t with
+    mass 1/2, t with e^{−t}/2, and 2x − t with density e^{−x}/2 for x ∈ (0, t):
+    kl = t + e^{−t} − 1, κ₂ = t² − 2t + 4 − (2t + 4)e^{−t},
+    κ₃ = t³ − 3t² + 12t − 24 + 48e^{−t/2} − (3t² + 12t + 24)e^{−t}.
+
+    For t < 1 they cancel (κ₃ is O(t³) from terms of size 24: in float64 it read −1.0 relative
+    at t = 1e-5 and 3.5e-12 at 0.1), so they are evaluated in mpmath with 3 log₁₀(1/t) + 30
+    digits, and rounded to nearest once."""
+    if t == 0.0:
+        return 0.0
+    if t >= 1.0:
+        e1, e2 = math.exp(-t), math.exp(-t / 2)
+        return {
+            "kl": t + e1 - 1,
+            "k2": t * t - 2 * t + 4 - (2 * t + 4) * e1,
+            "k3": t**3 - 3 * t * t + 12 * t - 24 + 48 * e2 - (3 * t * t + 12 * t + 24) * e1,
+        }[g]
+    import mpmath as mp
+
+    with mp.workdps(30 + 3 * math.ceil(-math.log10(t))):
+        x = mp.mpf(t)
+        e1, e2 = mp.exp(-x), mp.exp(-x / 2)
+        val = {
+            "kl": x + mp.expm1(-x),
+            "k2": x * x - 2 * x + 4 - (2 * x + 4) * e1,
+            "k3": x**3 - 3 * x * x + 12 * x - 24 + 48 * e2 - (3 * x * x + 12 * x + 24) * e1,
+        }[g]
+        return float(val)
 
 
 def _discrete_functional(p: np.ndarray, loss: np.ndarray, g: str) -> float:
@@ -318,19 +343,12 @@ def clt(*curves: TradeOff, n: int | None = None,
     return CLTResult(mu, gamma, True, msg, approx, _be_lower(mu, gamma), _be_upper(mu, gamma))
 
 
-#: below this μ the Laplace functionals' closed forms cancel (t + e^{−t} − 1 ≈ t²/2 loses
-#: u/t² relative: 2e-6 at μ = 1e-5)
-_LAPLACE_EXACT_MIN = 1e-3
-
-
 def _functionals_exact(f: TradeOff) -> bool:
-    """Whether kl, κ₂ and κ̄₃ of f come from closed forms or exact masses (G_μ, L_μ for
-    μ ≥ 1e-3, Id, exact piecewise-linear curves), not from binning (an approximation) or from a
-    bracket's side (not the curve itself)."""
-    if isinstance(f, (Gaussian, Identity)):
+    """Whether kl, κ₂ and κ̄₃ of f come from closed forms or exact masses (G_μ, L_μ, Id, exact
+    piecewise-linear curves), not from binning (an approximation) or from a bracket's side
+    (not the curve itself)."""
+    if isinstance(f, (Gaussian, Identity, Laplace)):
         return True
-    if isinstance(f, Laplace):
-        return f.mu >= _LAPLACE_EXACT_MIN
     return isinstance(f, PiecewiseLinear) and f.kind == "exact"
 
 
