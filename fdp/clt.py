@@ -96,7 +96,7 @@ def _expect(f: TradeOff, g: str) -> float:
         return _laplace_functional(float(f.mu), g)
     if isinstance(f, Laplace):  # κ̄₃ by quadrature of the loss law (atoms at ±μ, density inside)
         t = f.mu
-        k = t + math.exp(-t) - 1  # kl, so L + kl is centred
+        k = _laplace_functional(t, "kl")  # so L + kl is centred
         atoms = 0.5 * abs(-t + k) ** 3 + 0.5 * math.exp(-t) * abs(t + k) ** 3
         # L = 2x − μ for x ∈ (0, μ) with density e^{−x}/2
         cont = integrate.quad(
