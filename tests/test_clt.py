@@ -382,3 +382,36 @@ def test_laplace_functionals_match_quadrature_of_the_loss_law(t: float) -> None:
            "k3bar": fdp.clt.kappa3_bar(f)}
     for g, ref in refs.items():
         assert got[g] == pytest.approx(float(ref), rel=1e-13, abs=0.0), (g, got[g], float(ref))
+
+
+def test_edgeworth_keeps_tails_below_the_resolution_of_one() -> None:
+    # α = 1 − F_P(h) in floats kept nothing below 1e-16: the approximation of Laplace(0.1)^1000
+    # had a spurious atom of 9.7e-8 at α = 0 (ε(1e-12) = ∞, for the exact 26.02), and that of
+    # Laplace(0.5)^100 one of 2.6e-5. α is now the Edgeworth survival function Φ̄ + φ c.
+    # Reference: that function in mpmath at the curve's own thresholds, from the cumulants.
+    for mu, n in ((0.1, 1000), (0.5, 100)):
+        e = clt.edgeworth(fdp.Laplace(mu), n=n)
+        assert e.q_inf == 0.0
+        eps = [e.epsilon(d) for d in (1e-6, 1e-12, 1e-20)]
+        assert all(math.isfinite(x) for x in eps) and eps[0] < eps[1] < eps[2]
+        a, _ = e.breakpoints
+        cp = n * clt.loss_cumulants(fdp.Laplace(mu))[0]
+        # the smallest positive α is that of the top threshold, 12σ above the larger mean
+        cq = n * clt.loss_cumulants(fdp.Laplace(mu))[1]
+        top = max(cp[0] + 12 * math.sqrt(cp[1]), cq[0] + 12 * math.sqrt(cq[1]))
+        with mp.workdps(40):
+            s = mp.sqrt(cp[1])
+            x = (mp.mpf(top) - cp[0]) / s
+            he2, he3, he5 = x * x - 1, x**3 - 3 * x, x**5 - 10 * x**3 + 15 * x
+            c = (cp[2] / (6 * s**3) * he2 + cp[3] / (24 * s**4) * he3
+                 + cp[2] ** 2 / (72 * s**6) * he5)
+            ref = mp.ncdf(-x) + mp.npdf(x) * c
+        tiny = float(a[a > 0].min())
+        assert tiny == pytest.approx(float(ref), rel=1e-9), (tiny, float(ref))
+
+
+def test_edgeworth_warns_where_the_expansion_is_no_distribution() -> None:
+    # Laplace(10)^100: the expansion's CDFs leave [0, 1]; its curve is the revealing one
+    with pytest.warns(UserWarning, match="not a distribution"):
+        e = clt.edgeworth(fdp.Laplace(10.0), n=100)
+    assert e.q_inf > 0
