@@ -973,6 +973,28 @@ def test_single_target_kink_count_equals_the_full_count() -> None:
                 assert got == int(np.searchsorted(full, t, side="right")), t
 
 
+def _exact_gaussian_bin(mu: float, mix: float | None, e0: float,
+                        e1: float) -> tuple[object, object] | None:
+    """(P-mass, Q-mass) in mpmath of the loss bin (e0, e1] of G_μ, or of its Poisson mixture
+    p G_μ + (1 − p) Id (Q-mass (1 − p) P + p Q; the base's loss edges ℓ = log((e^ℓ' − 1 + p)/p));
+    None below the mixture's support. Each tail difference on its accurate side."""
+    m = mpmath.mpf(mu)
+    a, b = mpmath.mpf(e0), mpmath.mpf(e1)
+    if mix is not None:
+        if a <= mpmath.log1p(-mix):
+            return None
+        a, b = (mpmath.log((mpmath.exp(x) - 1 + mix) / mix) for x in (a, b))
+
+    def mass(x: object, y: object) -> object:
+        return mpmath.ncdf(-x) - mpmath.ncdf(-y) if x > 0 else mpmath.ncdf(y) - mpmath.ncdf(x)
+
+    za, zb = (a + m * m / 2) / m, (b + m * m / 2) / m
+    pm, qm = mass(za, zb), mass(za - m, zb - m)
+    if mix is not None:
+        qm = (1 - mix) * pm + mix * qm
+    return pm, qm
+
+
 @pytest.mark.parametrize("mix", [None, 0.3, 1e-3])
 def test_pessimistic_bin_offsets_of_gaussian_grids_are_not_below_the_truth(
         mix: float | None) -> None:
@@ -994,22 +1016,11 @@ def test_pessimistic_bin_offsets_of_gaussian_grids_are_not_below_the_truth(
         curve = fdp.Gaussian(mu) if mix is None else Mixture(fdp.Gaussian(mu), mix)
         lb = curve._loss_bins(edges)
         u_up = pld._bin_offsets(lb.p, lb.q, edges[:-1], h, 1)
-        m = mpmath.mpf(mu)
-
-        def mass(x: object, y: object) -> object:
-            return (mpmath.ncdf(-x) - mpmath.ncdf(-y) if x > 0
-                    else mpmath.ncdf(y) - mpmath.ncdf(x))
-
         for j in range(0, 23, 4):
-            a, b = mpmath.mpf(edges[j]), mpmath.mpf(edges[j + 1])
-            if mix is not None:  # the base's loss edges: ℓ = log((e^ℓ' − 1 + p)/p)
-                if a <= mpmath.log1p(-mix):
-                    continue
-                a, b = (mpmath.log((mpmath.exp(x) - 1 + mix) / mix) for x in (a, b))
-            za, zb = (a + m * m / 2) / m, (b + m * m / 2) / m
-            pm, qm = mass(za, zb), mass(za - m, zb - m)
-            if mix is not None:
-                qm = (1 - mix) * pm + mix * qm
+            masses = _exact_gaussian_bin(mu, mix, edges[j], edges[j + 1])
+            if masses is None:
+                continue
+            pm, qm = masses
             if pm < mpmath.mpf(2) ** -1000 or qm < mpmath.mpf(2) ** -1000:
                 continue
             u = mpmath.log(qm / pm) - edges[j]
@@ -1041,22 +1052,11 @@ def test_gaussian_bins_with_subnormal_masses_keep_their_loss(mix: float | None) 
         lb = curve._loss_bins(edges)
         bounds = (lb.loss_lo, lb.loss_hi)
         u_up = pld._bin_offsets(lb.p, lb.q, edges[:-1], h, 1, bounds)
-        m = mpmath.mpf(mu)
-
-        def mass(x: object, y: object) -> object:
-            return (mpmath.ncdf(-x) - mpmath.ncdf(-y) if x > 0
-                    else mpmath.ncdf(y) - mpmath.ncdf(x))
-
         for j in range(0, 23, 3):
-            a, b = mpmath.mpf(edges[j]), mpmath.mpf(edges[j + 1])
-            if mix is not None:  # the base's loss edges: ℓ = log((e^ℓ' − 1 + p)/p)
-                if a <= mpmath.log1p(-mix):
-                    continue
-                a, b = (mpmath.log((mpmath.exp(x) - 1 + mix) / mix) for x in (a, b))
-            za, zb = (a + m * m / 2) / m, (b + m * m / 2) / m
-            pm, qm = mass(za, zb), mass(za - m, zb - m)
-            if mix is not None:
-                qm = (1 - mix) * pm + mix * qm
+            masses = _exact_gaussian_bin(mu, mix, edges[j], edges[j + 1])
+            if masses is None:
+                continue
+            pm, qm = masses
             if min(pm, qm) >= mpmath.mpf(2) ** -1000 or pm == 0 or qm == 0:
                 continue
             lam = mpmath.log(qm / pm)
