@@ -121,6 +121,22 @@ def test_compare_on_a_mechanism_without_privacy_loss() -> None:
     assert e.kind == "approximation" and float(e(0.3)) == pytest.approx(0.7, abs=1e-15)
 
 
+def test_compare_says_why_an_edgeworth_row_is_infinite() -> None:
+    # Laplace(10)^100: the expansion is no distribution over its range (its curve has an atom
+    # of 1 at α = 0); the row says so in its note instead of a bare ∞ and a stray warning
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        c = fdp.compare([(fdp.Laplace(10.0), 100)], delta=1e-6,
+                        methods=["exact", "edgeworth"])
+    row = c.row("edgeworth")
+    assert row.eps == math.inf and "no distribution" in row.note
+    assert c.row("exact").eps < 1000.0  # (≤ the summed largest loss, 100 μ)
+    assert "no distribution" not in compare([(fdp.Laplace(0.1), 1000)], delta=1e-6,
+                                            methods=["edgeworth"]).row("edgeworth").note
+
+
 def test_rdp_of_discrete_curves_is_rounded_up() -> None:
     # ρ(λ) of randomized response / a discrete pair against mpmath: never below, and ≥ 0
     import mpmath as mp
