@@ -287,50 +287,37 @@ def _bin_offsets(
 
     ``loss`` = (``loss_lo``, ``loss_hi``) of :class:`~fdp.tradeoff.LossBins`: where given (not
     NaN) the bin's loss bounds replace log(q/p), whose P-mass is too small to carry it: the
-    upper bound for ``rnd`` = +1, the lower one otherwise (a lower loss only lowers δ; 0 is
-    the optimistic side's split and the coupled kernel's reading), each less or more by the
-    subtraction's ulps.
+    upper bound for ``rnd`` = +1, the lower one otherwise (rnd = 0 is the optimistic sides'
+    reading, and a lower loss only lowers δ), each less or more by the subtraction's ulps.
     """
-    return _rounded_offsets(p, q, left, h, (rnd,), loss)[0]
-
-
-def _rounded_offsets(p: np.ndarray, q: np.ndarray, left: np.ndarray, h: float | np.ndarray,
-                     rnds: tuple[int, ...],
-                     loss: tuple[np.ndarray | None, np.ndarray | None]) -> list[np.ndarray]:
-    """:func:`_bin_offsets` for each rounding direction in ``rnds``."""
     with np.errstate(divide="ignore", invalid="ignore"):
         lq, lp = np.log(q), np.log(p)
-        u0 = lq - lp - left
-        r = (UNIT_ROUNDOFF * (32.0 * (np.abs(lq) + np.abs(lp) + np.abs(left)) + 256.0)
-             if any(rnds) else 0.0)
-    out = []
-    for rnd in rnds:
-        with np.errstate(invalid="ignore"):
-            u = u0 + rnd * r if rnd else u0
-        # (NaN → 0, ±∞ → h or 0 by the clip: np.nan_to_num's result, at a third of its cost)
-        u = np.clip(u, 0.0, h)
-        u[np.isnan(u)] = 0.0
-        # a bin whose P-mass underflowed to 0 next to Q-mass has no loss of its own; without a
-        # given bound only that the loss lies in the bin is known: its top for the pessimistic
-        # reading (rnd = +1), its bottom for the others (a lower loss only lowers δ; the
-        # coupled kernel's L̃ − L stays in [−u, h − u] with mean ≤ c_max, as its Hoeffding
-        # shift needs). The top for every reading put G_1000's Q-mass, whose P-masses
-        # underflow, at the bin tops in the coupled kernel: compose(G_1000, EpsDelta(0.01),
-        # repeat=300)'s certified lower end of ε(1e-3) read 7.1 above the truth (4.7e-8
-        # relative)
-        u = np.where(p > 0, u, h if rnd > 0 else 0.0)
-        lam = loss[1] if rnd > 0 else loss[0]
-        if lam is not None:
-            lam = np.broadcast_to(lam, u.shape)
-            given = np.isfinite(lam)
-            if given.any():
-                sgn = 1.0 if rnd > 0 else -1.0
-                with np.errstate(invalid="ignore"):
-                    v = lam - left
-                    v = v + sgn * 2.0 * UNIT_ROUNDOFF * (np.abs(lam) + np.abs(left))
-                u = np.where(given, np.clip(np.nan_to_num(v, nan=0.0), 0.0, h), u)
-        out.append(u)
-    return out
+        u = lq - lp - left
+        if rnd:
+            u = u + rnd * UNIT_ROUNDOFF * (32.0 * (np.abs(lq) + np.abs(lp) + np.abs(left))
+                                           + 256.0)
+    # (NaN → 0, ±∞ → h or 0 by the clip: np.nan_to_num's result, at a third of its cost)
+    u = np.clip(u, 0.0, h)
+    u[np.isnan(u)] = 0.0
+    # a bin whose P-mass underflowed to 0 next to Q-mass has no loss of its own; without a
+    # given bound only that the loss lies in the bin is known: its top for the pessimistic
+    # reading (rnd = +1), its bottom for the others (a lower loss only lowers δ; the coupled
+    # kernel's L̃ − L stays in [−u, h − u] with mean ≤ c_max, as its Hoeffding shift needs).
+    # The top for every reading put G_1000's Q-mass, whose P-masses underflow, at the bin tops
+    # in the coupled kernel: compose(G_1000, EpsDelta(0.01), repeat=300)'s certified lower end
+    # of ε(1e-3) read 7.1 above the truth (4.7e-8 relative)
+    u = np.where(p > 0, u, h if rnd > 0 else 0.0)
+    lam = loss[1] if rnd > 0 else loss[0]
+    if lam is not None:
+        lam = np.broadcast_to(lam, u.shape)
+        given = np.isfinite(lam)
+        if given.any():
+            sgn = 1.0 if rnd > 0 else -1.0
+            with np.errstate(invalid="ignore"):
+                v = lam - left
+                v = v + sgn * 2.0 * UNIT_ROUNDOFF * (np.abs(lam) + np.abs(left))
+            u = np.where(given, np.clip(np.nan_to_num(v, nan=0.0), 0.0, h), u)
+    return u
 
 
 def _ctd(lb: LossBins, edges: np.ndarray, up: bool = True) -> tuple[np.ndarray, float]:
@@ -408,24 +395,24 @@ def _sub_edges(edges: np.ndarray, n: int = 4) -> np.ndarray:
 
 
 def _sub_bins(sub: LossBins, subs: int, edges: np.ndarray) -> tuple[
-    LossBins, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None
+    LossBins, np.ndarray, np.ndarray, np.ndarray | None
 ]:
     """The grid bins of sub-bin masses ``sub`` (``subs`` per bin, :func:`_sub_edges`), and the
-    sub-bins' P- and Q-masses and (lower, upper) loss bounds as (M, subs) arrays.
+    sub-bins' P- and Q-masses and lower loss bounds as (M, subs) arrays.
 
     A bin whose P-mass is below :data:`~fdp.tradeoff.TINY_P` gets loss bounds from its sub-bins'
     (see :class:`~fdp.tradeoff.LossBins`): λ = e_j + log q − log Σ_s q_s e^{−(λ_s − e_j)},
     widened by (subs + 4) ulps and 4 ulps of |e_j| + |log q| + |log Σ| + h."""
     ps, qs = sub.p.reshape(-1, subs), sub.q.reshape(-1, subs)
     p, q = _rowsum(ps), _rowsum(qs)
-    lo = hi = loss_s = None
+    lo = hi = lo_s = None
     if sub.loss_lo is not None and sub.loss_hi is not None:
-        loss_s = (sub.loss_lo.reshape(-1, subs), sub.loss_hi.reshape(-1, subs))
+        lo_s = sub.loss_lo.reshape(-1, subs)
         tiny = (p < TINY_P) & (q > 0.0)
         left = edges[:-1]
         lq = np.log(np.where(tiny, q, 1.0))
         out = []
-        for sgn, lam_s in zip((-1.0, 1.0), loss_s, strict=True):
+        for sgn, lam_s in ((-1.0, lo_s), (1.0, sub.loss_hi.reshape(-1, subs))):
             with np.errstate(invalid="ignore", over="ignore", under="ignore"):
                 t = np.where(qs > 0.0, qs * np.exp(-(lam_s - left[:, None])), 0.0)
                 s = _rowsum(t)
@@ -442,23 +429,23 @@ def _sub_bins(sub: LossBins, subs: int, edges: np.ndarray) -> tuple[
         lo, hi = out
     lb = LossBins(p=p, q=q, p_below=sub.p_below, q_below=sub.q_below, p_above=sub.p_above,
                   q_above=sub.q_above, q_inf=sub.q_inf, loss_lo=lo, loss_hi=hi)
-    return lb, ps, qs, loss_s
+    return lb, ps, qs, lo_s
 
 
 def _optimistic(
     lb: LossBins, ps: np.ndarray, qs: np.ndarray, edges: np.ndarray,
-    loss_s: tuple[np.ndarray, np.ndarray] | None = None,
+    lo_s: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
     """A nonnegative grid measure μ̃ with δ_μ̃ ≤ δ everywhere (step 2 of the module docstring).
 
     ``lb`` holds the grid bins, ``ps``, ``qs`` (shape (M, 4) or (M, 2), :func:`_sub_edges`) their
-    sub-bin masses, ``loss_s`` their (lower, upper) loss bounds where given (:func:`_sub_bins`).
-    Rounding: the left-end charges A read each offset rounded up (A rises with u). The split
-    (w_in) and the right-end charges B read it as computed (no proof covers their rounding;
-    it is left to the 1e-9 relative margin on the charges below). Each was tried rounded the
-    safe way: B rounded down gives an atom on a grid point (true B = 0) a charge of its rounding
-    allowance, which at the top of the support (no room) is clamped into slack, and the
-    slack's rounds cost Laplace(0.1)^1000 half its time again (2.0 → 3.1 ms); w_in rounded
+    sub-bin masses, ``lo_s`` their lower loss bounds where given (:func:`_sub_bins`).
+    Rounding: the split (w_in) and the charges read each offset as computed; no proof covers
+    that rounding (≲ 300u of an offset), which is left to the 1e-9 relative margin on the
+    charges below. Each was tried rounded the safe way, and each cost more than it bought: a
+    charge rounded up gives an atom on a grid point (true charge 0) a charge of its rounding
+    allowance, which at an end of the support (no room) is clamped into slack whose rounds
+    cost Laplace(0.1)^1000 10 % (A rounded up) to 50 % (B rounded down) more time; w_in rounded
     down leaves the interpolant a rounding below δ at grid points where the convex minorant
     needs it exact, and a Poisson step's (p = 0.0043, h = 0.105) optimistic δ(−0.10) fell from
     the exact 0.098 to 0.033. Returns the
@@ -510,10 +497,10 @@ def _optimistic(
     for i in range(0, nb, 1 << 16):  # (in row blocks: a grid at its cap has 2²² sub-bins)
         j = min(i + (1 << 16), nb)
         pj, qj = pss[i:j], qss[i:j]
-        lj = (None, None) if loss_s is None else (loss_s[0][i:j], loss_s[1][i:j])
-        u_s, u_up = _rounded_offsets(pj, qj, edges[i:j, None], h, (0, 1), lj)
-        has = pj > 0 if lj[0] is None else (pj > 0) | np.isfinite(lj[0])
-        a_s[i:j] = np.where(has, qj * -np.expm1(-u_up), qj)
+        lj = None if lo_s is None else lo_s[i:j]
+        u_s = _bin_offsets(pj, qj, edges[i:j, None], h, 0, (lj, None))
+        has = pj > 0 if lj is None else (pj > 0) | np.isfinite(lj)
+        a_s[i:j] = np.where(has, qj * -np.expm1(-u_s), qj)
         b_s[i:j] = np.where(has, qj * np.expm1(h - u_s), qj)
     left_end = a_s <= b_s
     # The lowest bin with mass is charged wholly to its right end: below it δ is linear in x
@@ -871,7 +858,7 @@ def _local_drift(lower: TradeOff, upper: TradeOff, h: float, o: float, lo: float
     k0, k1 = math.floor((lo - o) / h) - 1, math.ceil((hi - o) / h) + 1
     edges = o + np.arange(k0, k1 + 1) * h
     sub = upper._loss_bins(_sub_edges(edges, subs))
-    up, ps, qs, loss_s = _sub_bins(sub, subs, edges)
+    up, ps, qs, lo_s = _sub_bins(sub, subs, edges)
     up = dataclasses.replace(up, p_below=0.0, q_below=0.0, p_above=0.0, q_above=0.0, q_inf=0.0)
     if lower is upper:
         low = up
@@ -879,7 +866,7 @@ def _local_drift(lower: TradeOff, upper: TradeOff, h: float, o: float, lo: float
         low = dataclasses.replace(lower._loss_bins(edges), p_below=0.0, q_below=0.0,
                                   p_above=0.0, q_above=0.0, q_inf=0.0)
     w = _ctd(low, edges)[0]
-    wo = _optimistic(up, ps, qs, edges, loss_s)[0]
+    wo = _optimistic(up, ps, qs, edges, lo_s)[0]
     return float(((w - wo) * edges).sum())
 
 
@@ -1025,7 +1012,7 @@ class _Component:
         if subs is None:  # (sub-bins per bin: see _sub_count)
             subs = _sub_count(_atoms(upper))
         sub = _loss_bins_chunked(upper, _sub_edges(edges, subs))
-        lb_up, ps, qs, loss_s = _sub_bins(sub, subs, edges)
+        lb_up, ps, qs, lo_s = _sub_bins(sub, subs, edges)
         lb_lo = lb_up if lower is upper else lower._loss_bins(edges)
         self.w, self.q_inf = _ctd(lb_lo, edges)
         # (the coupled mode's kernel ``wc`` is built when first used; its +∞ atom is _ctd's)
@@ -1033,7 +1020,7 @@ class _Component:
         self.qc_inf = float(lb_up.q_inf + lb_up.q_above)
         self.trunc = float(lb_up.q_below + lb_up.q_above)
         self.wo, self.qo_inf, self.slack_loss, self.slack_mass = _optimistic(
-            lb_up, ps, qs, edges, loss_s
+            lb_up, ps, qs, edges, lo_s
         )
         if charges is not None:
             self.slack_loss = np.concatenate([self.slack_loss, charges[0]])
