@@ -1096,7 +1096,10 @@ class _Component:
 
     def _log_mgf(self, t: np.ndarray) -> np.ndarray:
         loss = self._blk[1] if t[0] > 0 else self._blk[0]
-        if loss.size >= 8192:
+        # (the bound of log_mgf_bound is within ~1e-11 of the exact sum and, on the engine's
+        # uniform grids, a matrix product: from ~1,000 points on it is faster, 3.4 → 0.37 ms
+        # for 71 t on 7,850 points, a tenth of dpsgd(2, 1e-3, 10⁶)'s time at 8,192 before)
+        if loss.size >= 1024:
             return self._log_mgf_pruned(t, loss)
         out = np.full(t.size, -np.inf)
         # (in chunks of t, so that the (t, grid) matrix stays near 2²¹ entries)
