@@ -410,7 +410,7 @@ def _edgeworth_cdf(x: np.ndarray, s: float, k3: float, k4: float,
 
 
 def edgeworth(*curves: TradeOff, n: int | None = None,
-              counts: Sequence[int] | None = None) -> TradeOff:
+              counts: Sequence[int] | None = None) -> PiecewiseLinear:
     """Degree-2 Edgeworth approximation of the composed curve (ZDLS 2020). An approximation.
 
     The cumulants of the composed loss are sums of the components' under P and under Q; for each
