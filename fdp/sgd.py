@@ -419,7 +419,7 @@ class _SymmetricMin(Bracketed):
         self._cap = float(remove_cap)  # a certified bound on the remove direction's ε (δ = 0)
         # the screens' step grids and tilted profiles, by level (see _screen)
         self._screen_grids: dict[int, Any] = {}
-        self._screen_curves: dict[tuple[int, float], Any] = {}
+        self._screen_curves: dict[tuple[int, float, float], Any] = {}
         self._screen_failed: set[int] = set()
         f._quiet = True  # (the width warning is about the answer, not each direction)
 
@@ -441,12 +441,13 @@ class _SymmetricMin(Bracketed):
         """The directions built so far."""
         return (self._f,) if self._g is None else (self._f, self._g)
 
-    def _screen(self, eps: float = 0.0, level: int = 0) -> Any:
+    def _screen(self, eps: float = 0.0, level: int = 0, tail: float = 1e-30) -> Any:
         """The remove direction's certified profile on the grid of screening ``level``
         (:data:`SCREEN_COARSENING`), as a :class:`fdp.fastpath._MassCurve` tilted for queries
         at ε and above (the Chernoff tilt at ``eps``: the untilted FFT's round-off floor
         reaches 1e-5 in long runs), or None where it is not available (g given, or a step that
-        does not fit the fast path)."""
+        does not fit the fast path). ``tail``: the composed window's Chernoff tails, whose mass
+        joins the +∞ atom (so the profile stays certified for any tail; it rises by ≤ 2 tail)."""
         from .fastpath import _fast_power, _StepGrid, chernoff_theta, dyadic_step
 
         # (a two-stage result keeps the one-stage step for its screens, fdp.pld._staged)
@@ -462,10 +463,10 @@ class _SymmetricMin(Bracketed):
                 grids = [(_StepGrid(c.inverse(), step), n) for c, n in items]
                 self._screen_grids[level] = grids
             theta = chernoff_theta(grids, eps)
-            key = (level, theta)
+            key = (level, theta, tail)
             hit = self._screen_curves.get(key)
             if hit is None:
-                hit = _fast_power(grids, step, theta)[0]
+                hit = _fast_power(grids, step, theta, tail)[0]
                 for g, _ in grids:  # (its squares serve an accountant's epochs, not a screen)
                     g.release()
                 # (one tilt per level kept: queries come in runs)
@@ -487,10 +488,15 @@ class _SymmetricMin(Bracketed):
         # (after a two-stage add direction the remove direction costs about what the fine
         # screen does, and tells more: the coarse screen only)
         levels = 1 if "stages" in self._f.info else len(SCREEN_COARSENING)
+        # (window tails of 1e-6 of the least δ asked, at most 1e-11: the screen's δ rises by
+        # 2e-6 of it at most, and its window, ±11 sd at 1e-30, shrinks to ±7 sd: σ = 2,
+        # p = 1e-3, T = 10⁶ screens on 2¹⁷ points, not 2¹⁸, and its bracket takes 35 ms, not 44)
+        floor = float(np.min(bound[todo])) if todo.size else 0.0
+        tail = min(max(1e-6 * floor, 1e-30), 1e-11)
         for level in range(levels):
             if todo.size == 0:
                 break
-            scr = self._screen(float(np.min(eps[todo])), level)
+            scr = self._screen(float(np.min(eps[todo])), level, tail)
             if scr is None:
                 continue
             for i in todo:

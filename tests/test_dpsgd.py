@@ -410,13 +410,15 @@ def _remove_delta_one_step(eps: float, mu: float, p: float) -> mp.mpf:
 def test_remove_screen_is_an_upper_bound_on_the_remove_delta(s: float, p: float) -> None:
     # The screens that spare building the remove direction are certified upper bounds on its
     # δ: one step against the closed form in mpmath, untilted and tilted for each ε (the coarse
-    # screen's grid is 4x coarser than the add direction's, so it is looser, but never below)
+    # screen's grid is 4x coarser than the add direction's, so it is looser, but never below),
+    # with the window's tails at 1e-30 and at the 1e-11 a query at δ ≥ 1e-5 takes (the tails'
+    # mass joins the +∞ atom)
     h = _engine_one_step(s, p)
     for level, slack in ((0, 0.2), (1, 0.03)):
         for eps in (0.0, 0.05, 0.2, 0.5, 1.0, 3.0):
             ref = float(_remove_delta_one_step(eps, 1.0 / s, p))
-            for at in (0.0, eps):
-                scr = h._screen(at, level)
+            for at, tail in ((0.0, 1e-30), (eps, 1e-30), (eps, 1e-11)):
+                scr = h._screen(at, level, tail)
                 assert scr is not None
                 got = scr.delta_bound(eps)
                 assert got >= ref * (1 + 1e-15), (level, at, eps, got, ref)
