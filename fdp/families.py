@@ -16,7 +16,7 @@ from scipy import special
 from . import gdp
 from ._checks import check_scalar
 from ._numerics import TINY, UNIT_ROUNDOFF, norm_cdf, norm_hazard, norm_isf, norm_sf
-from .tradeoff import TINY_P, LossBins, PiecewiseLinear, TradeOff, outcome_bin_losses
+from .tradeoff import LossBins, PiecewiseLinear, TradeOff, outcome_bin_losses, tiny_bins
 
 __all__ = ["Gaussian", "EpsDelta", "Laplace", "Identity"]
 
@@ -84,7 +84,7 @@ def normal_bin_loss_bounds(z: np.ndarray, mu: float, p: np.ndarray,
     λ̂ = log q − log p is widened by 64u (|log q| + |log p|) + 512u, which bounds their rounding
     (see there).
     """
-    tiny = ((p < TINY_P) & (q > 0.0)) | ((q < TINY_P) & (p > 0.0))
+    tiny = tiny_bins(p, q)
     if not tiny.any():
         return None
     k = np.flatnonzero(tiny)
@@ -569,7 +569,7 @@ class Laplace(TradeOff):
         step low; :class:`~fdp.tradeoff.LossBins`). Their outcomes: the continuous part of the
         bin, whose loss is exactly the midpoint (A + B)/2 of its clipped ends (Q/P =
         e^{x_a + x_b − μ} with x = (L + μ)/2; one rounding of the sum), and the atoms in it."""
-        tiny = ((p < TINY_P) & (q > 0.0)) | ((q < TINY_P) & (p > 0.0))
+        tiny = tiny_bins(p, q)
         if not tiny.any():
             return None
         k = np.flatnonzero(tiny & (hi > lo))

@@ -38,7 +38,6 @@ from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Bracketed
 from .tradeoff import (
-    TINY_P,
     Inverse,
     LossBins,
     PiecewiseLinear,
@@ -46,6 +45,7 @@ from .tradeoff import (
     TwinOfBase,
     _swap_masses,
     inherit_twin,
+    tiny_bins,
 )
 
 __all__ = [
@@ -134,7 +134,7 @@ def _kinks_underflow(f: PiecewiseLinear, g: PiecewiseLinear) -> bool:
     for x in (f, g):
         p, q, loss = x._masses
         fin = np.isfinite(loss)
-        if (fin & (((p < TINY_P) & (q > 0.0)) | ((q < TINY_P) & (p > 0.0)))).any():
+        if (fin & tiny_bins(p, q)).any():
             return True
     return False
 

@@ -68,6 +68,12 @@ class LossBins:
 TINY_P = 2.0**-1000
 
 
+def tiny_bins(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The bins whose P- or Q-mass is below :data:`TINY_P` next to mass on the other side: their
+    loss log(q/p) is not carried by the masses, and a curve gives bounds on it instead."""
+    return ((p < TINY_P) & (q > 0.0)) | ((q < TINY_P) & (p > 0.0))
+
+
 def outcome_bin_losses(edges: np.ndarray, j: np.ndarray, inside: np.ndarray, pb: np.ndarray,
                    qb: np.ndarray, p: np.ndarray, q: np.ndarray, loss: np.ndarray,
                    err: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -81,9 +87,9 @@ def outcome_bin_losses(edges: np.ndarray, j: np.ndarray, inside: np.ndarray, pb:
     inverse's tiny P), evaluated at ℓ_i ∓ their rounding bounds and widened by its own
     rounding: each term's argument, exp and the sum within (n_j + 4) ulps, the logarithms
     and the additions within 4 ulps of |e_j| + |log q_j| + |log s_j| + h."""
+    tiny = tiny_bins(pb, qb)
     tiny_p = (pb < TINY_P) & (qb > 0.0)
-    tiny_q = ~tiny_p & (qb < TINY_P) & (pb > 0.0)
-    tiny = tiny_p | tiny_q
+    tiny_q = tiny & ~tiny_p
     if not tiny.any():
         return None
     sel = inside & tiny[np.where(inside, j, 0)]
