@@ -24,7 +24,7 @@ import types
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy import integrate, special
@@ -131,24 +131,21 @@ def _laplace_functional(t: float, g: str) -> float:
     digits, and rounded to nearest once."""
     if t == 0.0:
         return 0.0
-    if t >= 1.0:
-        e1, e2 = math.exp(-t), math.exp(-t / 2)
-        return {
-            "kl": t + e1 - 1,
-            "k2": t * t - 2 * t + 4 - (2 * t + 4) * e1,
-            "k3": t**3 - 3 * t * t + 12 * t - 24 + 48 * e2 - (3 * t * t + 12 * t + 24) * e1,
-        }[g]
-    import mpmath as mp
 
-    with mp.workdps(30 + 3 * math.ceil(-math.log10(t))):
-        x = mp.mpf(t)
-        e1, e2 = mp.exp(-x), mp.exp(-x / 2)
-        val = {
-            "kl": x + mp.expm1(-x),
+    def forms(x: Any, exp: Any, expm1: Any) -> Any:
+        e1, e2 = exp(-x), exp(-x / 2)
+        return {
+            "kl": x + expm1(-x),
             "k2": x * x - 2 * x + 4 - (2 * x + 4) * e1,
             "k3": x**3 - 3 * x * x + 12 * x - 24 + 48 * e2 - (3 * x * x + 12 * x + 24) * e1,
         }[g]
-        return float(val)
+
+    if t >= 1.0:
+        return float(forms(t, math.exp, math.expm1))
+    import mpmath as mp
+
+    with mp.workdps(30 + 3 * math.ceil(-math.log10(t))):
+        return float(forms(mp.mpf(t), mp.exp, mp.expm1))
 
 
 def _discrete_functional(p: np.ndarray, loss: np.ndarray, g: str) -> float:
