@@ -415,3 +415,35 @@ def test_edgeworth_warns_where_the_expansion_is_no_distribution() -> None:
     with pytest.warns(UserWarning, match="not a distribution"):
         e = clt.edgeworth(fdp.Laplace(10.0), n=100)
     assert e.q_inf > 0
+
+
+@pytest.mark.parametrize(
+    "sigma,p,steps,sampling",
+    [(1.1, 256 / 60000, 14063, "poisson"), (0.1, 1e-4, 1000, "poisson"),
+     (2.0, 0.01, 1000, "uniform"), (0.7, 0.3, 7, "poisson")],
+)
+def test_dpsgd_gdp_mu_is_the_closed_form_without_the_deep_grid(
+    sigma: float, p: float, steps: int, sampling: str
+) -> None:
+    # DP-SGD's strict μ* is √T Δ/σ (gdp_mu's F4; Δ = 1 add-remove, 2 replace-one): returned
+    # from the items at once. Before, the lower curve's μ cost the deep grid (7.5 s for
+    # σ = 0.1, p = 1e-4, T = 1000, and an AccuracyWarning) for the same value.
+    h = fdp.dpsgd(sigma, p, steps, sampling=sampling)
+    delta_ = 1.0 if sampling == "poisson" else 2.0
+    exact = math.sqrt(steps) * delta_ / sigma
+    mu = clt.gdp_mu(h)
+    assert exact <= mu <= exact * (1 + 1e-14)
+    assert h.info.get("grid_mode") != "deep"  # (the deep grid was not built)
+    # no μ below it: the all-sampled event's tail, Π p^T δ_B(ε + T log(1/p)) ≤ δ_T(ε), beats
+    # δ_μ(ε) for μ = 0.99 μ* far out (log space, the closed forms of fdp.gdp)
+    c = steps * math.log(1 / p)
+    e = np.geomspace(1.0, 1e4 * (c + exact * exact), 4000)
+    lhs = -c + np.asarray(fdp.gdp.log_delta(exact, e + c))
+    assert np.any(lhs > np.asarray(fdp.gdp.log_delta(0.99 * exact, e)))
+
+
+def test_gaussian_tailed_needs_gaussian_items() -> None:
+    # a composition with a Laplace item can have μ* below B (the CLT): the lower curve decides
+    for items in ([(fdp.Laplace(0.3), 50)], [(fdp.Gaussian(1.0), 2), (fdp.Laplace(0.3), 1)],
+                  [(Mixture(fdp.Laplace(1.0), 0.1), 10)]):
+        assert not clt._gaussian_tailed(fdp.compose(*[c for c, n in items for _ in range(n)]))
