@@ -656,6 +656,14 @@ class Identity(PiecewiseLinear):
     def __init__(self) -> None:
         super().__init__(np.array([0.0, 1.0]), np.array([1.0, 0.0]))
 
+    def _eval(self, alpha: np.ndarray) -> np.ndarray:
+        """1 − α rounded down, exact where it is a float (the breakpoints are exact: no
+        relative margin, which read Id(0.5) = 0.4999999999999991). r = fl(1 − α) and its error
+        (1 − r) − α are exact (Sterbenz), so r is moved one ulp down only where it rounded up."""
+        a = np.asarray(alpha, dtype=float)
+        r = 1.0 - a
+        return np.where((1.0 - r) - a < 0.0, np.nextafter(r, 0.0), r)
+
     def inverse(self) -> Identity:
         return self
 

@@ -341,3 +341,19 @@ def test_delta_at_infinite_eps_of_sampled_runs() -> None:
     assert fdp.Accountant().step(1.0, 0.01, steps=3).delta(math.inf) == 0.0
     lo, hi = fdp.dpsgd(0.3, 1e-9, 1000).delta_bracket(math.inf)
     assert lo == 0.0 and hi == 0.0
+
+
+def test_identity_is_one_minus_alpha_rounded_down_exactly() -> None:
+    # Id(α) = 1 − α: the largest float ≤ the real 1 − α (mpmath at 2000 bits), so exact where
+    # 1 − α is a float (it read Id(0.5) = 0.4999999999999991 from a generic relative margin)
+    import mpmath as mp
+
+    rng = np.random.default_rng(7)
+    a = np.concatenate([rng.random(3000), rng.random(300) * 1e-10,
+                        10.0 ** rng.uniform(-300, 0, 300), [0.0, 0.1, 0.25, 0.5, 1.0]])
+    v = np.asarray(fdp.Identity()(a))
+    with mp.workprec(2000):
+        for x, y in zip(v, a, strict=True):
+            truth = 1 - mp.mpf(float(y))
+            assert mp.mpf(float(x)) <= truth < mp.mpf(float(np.nextafter(x, 2.0)))
+    assert fdp.Identity()(0.5) == 0.5 and fdp.Identity()(0.25) == 0.75
