@@ -63,11 +63,15 @@ LIMITS: dict[str, Any] = {
     "calibrate_eps": 100.0,  # calibrate: --eps
     "calibrate_mu": 100.0,  # calibrate: --mu
     "alphas": 10_000,  # curve: entries of --alpha
+    "records_per_user": 1000,  # report: --records-per-user (group privacy of the curve)
 }
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2
+        if "required: command" in message:  # (plain ``fdp``: say what there is)
+            message = (f"give a subcommand, one of {', '.join(SUBCOMMANDS)} (fdp SUBCOMMAND "
+                       "--help for its flags)")
         print(f"fdp: error: {_one_line(message)}", file=sys.stderr)
         raise SystemExit(2)
 
@@ -128,6 +132,9 @@ def _f6(x: float, side: str | None = None, places: int = 6) -> str:
     less privacy (to nearest, a certified lower end 2.381199995 read 2.381200)."""
     if not math.isfinite(x):
         return _num(x)
+    if x != 0.0 and not 1e-4 <= abs(x) < 1e9:
+        # (fixed point printed ε = 3360146427270170130260480089597… and μ = 0.000000)
+        return _num(x, side, places)
     if side is None:
         return f"{x:.{places}f}"
     return f"{round_decimal(x, places, side, fixed=True):.{places}f}"
@@ -265,6 +272,9 @@ def _add_gdp_to_dp(sub: Any) -> None:
     g.add_argument("--eps", type=_number(0.0), help="ε ≥ 0 (finite): print δ(ε)")
 
 
+_LEAST = 5e-324  # the least positive (subnormal) float64
+
+
 def cmd_gdp_to_dp(args: argparse.Namespace) -> dict[str, Any]:
     if args.delta is not None:
         e = float(gdp.epsilon(args.mu, args.delta))
@@ -278,10 +288,13 @@ def cmd_gdp_to_dp(args: argparse.Namespace) -> dict[str, Any]:
         return {"mu": args.mu, "delta": args.delta, "eps": e, "text": text}
     d = float(gdp.delta(args.mu, args.eps))
     text = f"{_in(args.mu)}-GDP is ({_in(args.eps)}, {_num(d, 'up')})-DP"
-    if d == 0.0 and args.mu > 0:
+    if 0.0 < d <= _LEAST and args.mu > 0:
+        # (a δ below the float range is reported as the least subnormal, which bounds it)
         ld = float(gdp.log_delta(args.mu, args.eps))
-        text += f" (δ = exp({ld:.6g}) > 0" if math.isfinite(ld) else " (δ > 0"
-        text += ", below the float range)"
+        if ld < math.log(_LEAST):
+            text += (f" (δ = exp({ld:.6g}), below the float range; {d:g} is an upper bound)"
+                     if math.isfinite(ld) else " (δ is below the float range; "
+                     f"{d:g} is an upper bound)")
     return {"mu": args.mu, "eps": args.eps, "delta": d, "text": text}
 
 
@@ -437,10 +450,20 @@ def cmd_curve(args: argparse.Namespace) -> dict[str, Any]:
     alphas = list(args.alpha)
     betas = [float(v) for v in np.atleast_1d(f(np.array(alphas)))]
     out: dict[str, Any] = {"curve": repr(f), "kind": f.kind, "alpha": alphas, "beta": betas}
-    lines = [f"{f!r} ({f.kind})", "  α            β"]
     # (β is a guarantee: printed rounded down, toward less privacy; to nearest, β(0.1) of G_1
     # printed 0.61085631 for 0.610856308354639)
-    lines += [f"  {_in(a):<12} {_num(b, 'down', 8)}" for a, b in zip(alphas, betas, strict=True)]
+    if f.kind == "bracket":
+        # the exact β lies between the two certified curves; β, the guarantee, is the lower
+        uppers = [float(v) for v in np.atleast_1d(f.upper(np.array(alphas)))]
+        out["beta_upper"] = uppers
+        lines = [f"{f!r} (certified bracket: lower ≤ exact β ≤ upper)",
+                 f"  {'α':<12} {'β (lower: the guarantee)':<26} upper"]
+        lines += [f"  {_in(a):<12} {_num(b, 'down', 8):<26} {_num(u, 'up', 8)}"
+                  for a, b, u in zip(alphas, betas, uppers, strict=True)]
+    else:
+        lines = [f"{f!r} ({f.kind})", "  α            β"]
+        lines += [f"  {_in(a):<12} {_num(b, 'down', 8)}"
+                  for a, b in zip(alphas, betas, strict=True)]
     if args.plot:
         import matplotlib
 
@@ -487,12 +510,16 @@ _DPSGD_FLAGS = {
 }
 
 
-def _add_dpsgd_args(p: Any, max_steps: int) -> None:
+def _add_dpsgd_args(p: Any, max_steps: int, calibrate: bool = False) -> None:
+    """The DP-SGD flags; ``calibrate``: calibrate's (no --noise-multiplier, which it computes;
+    --sensitivity and --delta also serve --mechanism gaussian|laplace)."""
     p.add_argument(
         "--noise-multiplier",
         type=_number(0.0, LIMITS["max_noise"], low_open=True),
-        help="σ > 0: noise std on the sum of clipped gradients / clipping norm C "
-        f"(σ/sensitivity ≥ {LIMITS['min_noise']:g}, σ ≤ {LIMITS['max_noise']:.0e})",
+        # (calibrate: taken only to say it is what calibrate computes)
+        help=argparse.SUPPRESS if calibrate else "σ > 0: noise std on the sum of clipped "
+        f"gradients / clipping norm C (σ/sensitivity ≥ {LIMITS['min_noise']:g}, σ ≤ "
+        f"{LIMITS['max_noise']:.0e})",
     )
     p.add_argument(
         "--sample-rate",
@@ -528,14 +555,16 @@ def _add_dpsgd_args(p: Any, max_steps: int) -> None:
         type=_number(0.0, low_open=True),
         default=None,
         help="L2 sensitivity of the clipped-gradient sum in units of C (default 1 for "
-        "add-remove, 2 for replace-one; a smaller value is your own claim). With --mechanism "
-        "gaussian|laplace: the mechanism's sensitivity (default 1)",
+        "add-remove, 2 for replace-one; a smaller value is your own claim)"
+        + (". With --mechanism gaussian|laplace: the mechanism's sensitivity (default 1)"
+           if calibrate else ""),
     )
     p.add_argument(
         "--delta",
-        type=_number(0.0, 1.0, high_open=True),
+        type=_number(0.0, 1.0, low_open=not calibrate, high_open=True),
         default=None,
-        help="δ in (0, 1) (default 1e-5); calibrate --mechanism laplace also takes δ = 0",
+        help="δ in (0, 1) (default 1e-5)"
+        + ("; --mechanism laplace also takes δ = 0" if calibrate else ""),
     )
 
 
@@ -568,8 +597,8 @@ def _delta(args: argparse.Namespace, *, allow_zero: bool = False) -> float:
         return 1e-5
     if args.delta == 0.0 and not allow_zero:
         raise ValueError(
-            "argument --delta: must be in (0, 1) here (Gaussian noise has δ(ε) > 0 at every ε, "
-            "and compare reports ε at δ > 0), got '0'"
+            "argument --delta: must be in (0, 1) here (Gaussian noise has δ(ε) > 0 at every ε; "
+            "only --mechanism laplace takes δ = 0), got '0'"
         )
     return float(args.delta)
 
@@ -708,10 +737,14 @@ def cmd_dpsgd(args: argparse.Namespace) -> dict[str, Any]:
     )
     mu_t, tau = gdp_mu_delta(h)
     out["mu_delta"] = {"mu": float(mu_t), "tau": float(tau)}
-    lines.append(
-        f"  μ-GDP w.p.    μ = {_f6(mu_t, 'up')}   (f ≥ G_μ ⊗ f_(0,τ): μ-GDP except with "
-        f"probability τ = {_num(float(tau), 'up')})"
-    )
+    if tau < 1.0:
+        lines.append(
+            f"  μ-GDP w.p.    μ = {_f6(mu_t, 'up')}   (f ≥ G_μ ⊗ f_(0,τ): μ-GDP except with "
+            f"probability τ = {_num(float(tau), 'up')})"
+        )
+    else:
+        lines.append("  μ-GDP w.p.    none certified (τ = 1: the grid's lower curve is trivial "
+                     "here)")
     out["text"] = "\n".join(lines)
     return out
 
@@ -806,7 +839,7 @@ def _add_calibrate(sub: Any) -> None:
         "for ε ≤ --eps at --delta.",
         epilog=_CONV_EPILOG,
     )
-    _add_dpsgd_args(p, LIMITS["calibrate_steps"])
+    _add_dpsgd_args(p, LIMITS["calibrate_steps"], calibrate=True)
     p.add_argument(
         "--eps",
         type=_number(0.0, LIMITS["calibrate_eps"], low_open=True),
@@ -931,7 +964,10 @@ def cmd_calibrate(args: argparse.Namespace) -> dict[str, Any]:
             **_conv_out(conv),
             "text": f"noise multiplier σ = {_num(s, 'up')} meets {target} (p = {p:.6g}, T = {t}, "
             f"{conv.sampling} sampling; certified, relative tolerance 1e-3)\n  "
-            f"{conv.describe()}",
+            f"{conv.describe()}" + (
+                "\n  (DP-SGD's strict μ-GDP is √T·Δ/σ at every sample rate: subsampling does not "
+                "lower it. The GDP CLT's μ, which fdp dpsgd prints, is smaller but an "
+                "approximation, not a guarantee.)" if args.mu is not None else ""),
         }
     )
     return out
@@ -949,7 +985,8 @@ SUBCOMMANDS: dict[str, tuple[Callable[[Any], object], Handler]] = {
 }
 
 #: options that may be given more than once (per subcommand)
-_REPEATABLE = {"compare": {"--curve", "--count"}}
+_REPEATABLE = {"compare": {"--curve", "--count"},
+               "report": {"--delta", "--fpr", "--records-per-user"}}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1009,6 +1046,19 @@ def _check_repeats(argv: list[str]) -> None:
             raise ValueError(f"argument {flag}: given {len(vals)} times ({shown}); give it once")
 
 
+def _print_warnings(caught: list[warnings.WarningMessage]) -> None:
+    """Each distinct warning once, as one line ``fdp: warning: …`` on stderr (the result on
+    stdout stays clean for ``--json`` readers; no source paths)."""
+    seen: set[str] = set()
+    for w in caught:
+        if not issubclass(w.category, UserWarning):
+            continue
+        line = _one_line(str(w.message))
+        if line not in seen:
+            seen.add(line)
+            print(f"fdp: warning: {line}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``fdp`` command line; returns the exit status."""
     if argv is None:  # (the command, its own process: see fdp.allocator)
@@ -1023,11 +1073,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         _check_repeats(argv)
         args = parser.parse_args(argv)
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
+        with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
             # numerical warnings inside the engine are not the user's concern: every result
-            # is checked below, and a NaN where a number belongs is an internal error
+            # is checked below, and a NaN where a number belongs is an internal error; the
+            # others (an accuracy or approximation caveat) are one line each on stderr
             warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.simplefilter("always", UserWarning)
             out = SUBCOMMANDS[args.command][1](args)
+        _print_warnings(caught)
         bad = _nan_fields(out)
         if bad:
             raise RuntimeError(f"the result has NaN in {', '.join(bad)}")

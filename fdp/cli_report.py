@@ -60,30 +60,97 @@ def add_report_parser(subparsers: Any) -> argparse.ArgumentParser:
         "JSON of fdp.Accountant.to_json). Markdown by default, JSON with --json.",
         epilog=_EPILOG,
     )
+    from .cli import LIMITS, _integer, _number  # (cli imports this module first)
+
     p.add_argument("--state", help="a JSON file written from fdp.Accountant.to_json()")
-    p.add_argument("--noise-multiplier", type=float, help="σ (noise std on the sum over C)")
-    p.add_argument("--sample-rate", type=float, help="p, the sampling rate")
-    p.add_argument("--steps", type=int, help="number of optimizer steps T")
-    p.add_argument("--dataset-size", type=int, help="n (with --batch-size and --epochs)")
-    p.add_argument("--batch-size", type=int, help="physical batch size")
-    p.add_argument("--epochs", type=float, help="passes over the data")
-    p.add_argument("--accumulation", type=int, default=1,
-                   help="micro-batches accumulated per optimizer step (default 1)")
+    p.add_argument(
+        "--noise-multiplier", type=_number(0.0, LIMITS["max_noise"], low_open=True),
+        help="σ > 0: noise std on the sum of clipped gradients / C "
+        f"(σ/sensitivity ≥ {LIMITS['min_noise']:g}, σ ≤ {LIMITS['max_noise']:.0e})",
+    )
+    p.add_argument("--sample-rate", type=_number(0.0, 1.0, low_open=True),
+                   help="p in (0, 1] (with --steps; or the planner flags below)")
+    p.add_argument("--steps", type=_integer(1, LIMITS["steps"]),
+                   help=f"optimizer steps T in [1, {LIMITS['steps']:.0e}] (with --sample-rate)")
+    p.add_argument("--dataset-size", type=_integer(1, 10**12),
+                   help="n (with --batch-size and --epochs; instead of --sample-rate/--steps)")
+    p.add_argument("--batch-size", type=_integer(1, 10**12), help="physical batch size B ≤ n")
+    p.add_argument("--epochs", type=_number(0.0, low_open=True), help="passes over the data")
+    p.add_argument("--accumulation", type=_integer(1, 10**6), default=None,
+                   help="micro-batches accumulated per optimizer step (default 1; planner only)")
     p.add_argument("--sampling", choices=["poisson", "uniform", "shuffle"], default="poisson",
                    help="sampling scheme (default poisson)")
     p.add_argument("--neighbours", choices=["add-remove", "replace-one"],
                    help="neighbouring relation (default: the scheme's)")
-    p.add_argument("--sensitivity", type=float,
+    p.add_argument("--sensitivity", type=_number(0.0, low_open=True),
                    help="sensitivity of the clipped-gradient sum in units of C")
-    p.add_argument("--delta", type=float, action="append",
-                   help="δ for the ε bracket (repeatable; default 1e-5 and 1e-6)")
-    p.add_argument("--fpr", type=float, action="append",
-                   help="FPR for the TPR bound (repeatable; default 1e-3, 1e-2, 0.1)")
-    p.add_argument("--records-per-user", type=int, action="append",
-                   help="k for user-level numbers (repeatable)")
-    p.add_argument("--tol", type=float, default=1e-3,
-                   help="engine accuracy: relative width of the ε bracket (default 1e-3)")
+    p.add_argument("--delta", type=_number(0.0, 1.0), action="append",
+                   help="δ in [0, 1] for the ε bracket (repeatable; default 1e-5 and 1e-6)")
+    p.add_argument("--fpr", type=_number(0.0, 1.0), action="append",
+                   help="FPR in [0, 1] for the TPR bound (repeatable; default 1e-3, 1e-2, 0.1)")
+    p.add_argument("--records-per-user", type=_integer(1, LIMITS["records_per_user"]),
+                   action="append",
+                   help=f"k in [1, {LIMITS['records_per_user']}] for user-level numbers "
+                   "(repeatable)")
+    p.add_argument("--tol", type=_number(0.0, 0.1, low_open=True), default=1e-3,
+                   help="engine accuracy: relative width of the ε bracket, in (0, 0.1] "
+                   "(default 1e-3)")
     return p
+
+
+_PLANNER = ("--dataset-size", "--batch-size", "--epochs", "--accumulation")
+
+
+def _rate_and_steps(args: argparse.Namespace, plan_sampling: Any) -> tuple[float, int]:
+    """(p, T) from --sample-rate and --steps, or from the planner flags (not both, not a mix);
+    checks σ/sensitivity and T against the command line's limits. The plan, if any, is left on
+    ``args._plan``."""
+    from .accountant import step_conventions
+    from .cli import LIMITS
+
+    planner = {f: getattr(args, f[2:].replace("-", "_")) for f in _PLANNER}
+    given = [f"{f} {v:g}" if isinstance(v, float) else f"{f} {v}"
+             for f, v in planner.items() if v is not None]
+    if args.sample_rate is not None or args.steps is not None:
+        if given:
+            raise ValueError(
+                f"{given[0]} conflicts with --sample-rate/--steps: give p and T directly "
+                "(--sample-rate and --steps) or through the planner (--dataset-size, "
+                "--batch-size, --epochs), not both"
+            )
+        if args.sample_rate is None or args.steps is None:
+            missing = "--steps" if args.steps is None else "--sample-rate"
+            raise ValueError(f"give {missing} too (p and T go together)")
+        p, t = float(args.sample_rate), int(args.steps)
+        args._plan = None
+    else:
+        if args.dataset_size is None or args.batch_size is None or args.epochs is None:
+            raise ValueError(
+                "give --sample-rate and --steps, or --dataset-size, --batch-size and --epochs"
+            )
+        if args.batch_size > args.dataset_size:
+            raise ValueError(f"argument --batch-size: must be in [1, --dataset-size] = "
+                             f"[1, {args.dataset_size}], got '{args.batch_size}'")
+        plan = plan_sampling(
+            args.dataset_size, args.batch_size, args.epochs, args.accumulation or 1,
+            sampling=args.sampling, neighbours=args.neighbours,
+            sensitivity=args.sensitivity, warn=False,
+        )
+        p, t = plan.sample_rate, plan.steps
+        if t > LIMITS["steps"]:
+            raise ValueError(
+                f"argument --epochs: {args.epochs:g} epochs of {args.dataset_size}/"
+                f"{args.batch_size} give {t} steps; at most {LIMITS['steps']} are supported here"
+            )
+        args._plan = plan
+    sens = step_conventions(args.sampling, args.neighbours, args.sensitivity).sensitivity
+    if args.noise_multiplier / sens < LIMITS["min_noise"]:
+        raise ValueError(
+            f"argument --noise-multiplier: σ/sensitivity must be ≥ {LIMITS['min_noise']:g}, got "
+            f"σ = {args.noise_multiplier:g} with sensitivity {sens:g}; use the Python API "
+            "(fdp.report) beyond"
+        )
+    return p, t
 
 
 def cmd_report(args: argparse.Namespace) -> dict[str, Any]:
@@ -95,7 +162,7 @@ def cmd_report(args: argparse.Namespace) -> dict[str, Any]:
     --------
     >>> import argparse
     >>> ns = argparse.Namespace(state=None, noise_multiplier=1.0, sample_rate=None, steps=None,
-    ...     dataset_size=1000, batch_size=10, epochs=1.0, accumulation=1, sampling="poisson",
+    ...     dataset_size=1000, batch_size=10, epochs=1.0, accumulation=None, sampling="poisson",
     ...     neighbours=None, sensitivity=None, delta=[1e-5], fpr=None, records_per_user=None,
     ...     tol=1e-2)
     >>> out = cmd_report(ns)
@@ -109,7 +176,8 @@ def cmd_report(args: argparse.Namespace) -> dict[str, Any]:
     fprs = args.fpr or [1e-3, 1e-2, 0.1]
     plan = None
     dpsgd_flags = [args.noise_multiplier, args.sample_rate, args.steps, args.dataset_size,
-                   args.batch_size, args.epochs]
+                   args.batch_size, args.epochs, args.accumulation, args.sensitivity,
+                   args.neighbours]
     if args.state is not None:
         if any(x is not None for x in dpsgd_flags):
             raise ValueError("give either --state or DP-SGD parameters, not both")
@@ -124,21 +192,11 @@ def cmd_report(args: argparse.Namespace) -> dict[str, Any]:
     else:
         if args.noise_multiplier is None:
             raise ValueError("give --noise-multiplier (or --state)")
-        p, t = args.sample_rate, args.steps
-        if p is None or t is None:
-            if args.dataset_size is None or args.batch_size is None or args.epochs is None:
-                raise ValueError(
-                    "give --sample-rate and --steps, or --dataset-size, --batch-size and --epochs"
-                )
-            plan = plan_sampling(
-                args.dataset_size, args.batch_size, args.epochs, args.accumulation,
-                sampling=args.sampling, neighbours=args.neighbours,
-                sensitivity=args.sensitivity, warn=False,
-            )
-            p = plan.sample_rate if p is None else p
-            t = plan.steps if t is None else t
-        acc = Accountant().step(args.noise_multiplier, p, steps=t, sampling=args.sampling,
-                                neighbours=args.neighbours, sensitivity=args.sensitivity)
+        p, t = _rate_and_steps(args, plan_sampling)
+        acc = Accountant().step(args.noise_multiplier, p, steps=t,
+                                sampling=args.sampling, neighbours=args.neighbours,
+                                sensitivity=args.sensitivity)
+        plan = getattr(args, "_plan", None)
     rep = report(acc, deltas=deltas, fprs=fprs, records_per_user=args.records_per_user,
                  tol=args.tol)
     out = rep.to_dict()

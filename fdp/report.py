@@ -200,6 +200,26 @@ def _gap(f: TradeOff, mu: float, tau: float) -> float:
     return float(np.max(np.asarray(f(a)) - np.asarray(g(a))))
 
 
+def _dpsgd_settings(history: list[dict[str, Any]]) -> str:
+    """The noise multipliers and sample rates of the DP-SGD steps in ``history`` (a privacy
+    statement names them): each setting with its step count, or their ranges when many."""
+    runs: dict[tuple[float, float, str], int] = {}
+    for h in history:
+        if h["kind"] == "dpsgd":
+            key = (float(h["noise_multiplier"]), float(h["sample_rate"]), str(h["sampling"]))
+            runs[key] = runs.get(key, 0) + int(h["count"])
+    if not runs:
+        return ""
+    if len(runs) <= 4:
+        parts = [f"σ = {s:.6g}, p = {p:.6g}, {smp} sampling: {n} step(s)"
+                 for (s, p, smp), n in runs.items()]
+        return " (" + "; ".join(parts) + ")"
+    ss = [k[0] for k in runs]
+    ps = [k[1] for k in runs]
+    return (f" ({len(runs)} settings: σ from {min(ss):.6g} to {max(ss):.6g}, p from "
+            f"{min(ps):.6g} to {max(ps):.6g})")
+
+
 def report(
     source: Any = None,
     *,
@@ -290,7 +310,7 @@ def report(
                 f"is f-DP for every ordered pair of {source.neighbours or 'neighbouring'} datasets"
             )
         summary = (
-            f"{source.steps} DP-SGD step(s)"
+            f"{source.steps} DP-SGD step(s){_dpsgd_settings(source.history)}"
             + (f" and {sum(h['count'] for h in others)} other mechanism run(s)" if others else "")
             + f", neighbouring relation: {source.neighbours or 'unspecified'}."
         )

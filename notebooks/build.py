@@ -113,7 +113,8 @@ print("exact Gaussian noise for (1, 1e-5)-DP:", fdp.gdp.sigma(1.0, 1e-5),
 
 If you know the two output distributions of a mechanism, `from_distributions` gives its exact
 curve, atoms included. Randomized response with ε = ln 3 answers truthfully with probability 3/4;
-its curve is piecewise linear, and β(0.1) = 0.7 exactly. Tools that put losses on a grid return
+its curve is piecewise linear, and β(0.1) = 0.7 exactly (printed a few ulps below 0.7: every value
+fdp reports as a guarantee is rounded toward less privacy). Tools that put losses on a grid return
 0.25 or 1.0 here, because they smear the atoms.
 """),
         code("""

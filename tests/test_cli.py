@@ -474,3 +474,146 @@ def test_printed_inputs_read_back_as_the_inputs_a_guarantee_is_computed_at(
     rc, out, _ = run(["dpsgd", "--noise-multiplier", "1.1", "--sample-rate", "0.00426666667",
                       "--steps", "10"], capsys)
     assert rc == 0 and "p = 0.00426666667," in out
+
+
+# ------------------------------------------------------------- report, warnings, formatting
+def test_report_repeatable_flags_and_settings(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = run(["report", "--noise-multiplier", "1", "--sample-rate", "0.01", "--steps",
+                        "100", "--delta", "1e-5", "--delta", "1e-7", "--fpr", "0.01", "--fpr",
+                        "0.1", "--json"], capsys)
+    assert rc == 0, err
+    data = json.loads(out)
+    assert [row["delta"] for row in data["epsilon"]] == [1e-5, 1e-7]
+    assert [row["fpr"] for row in data["risk"]["tpr"]] == [0.01, 0.1]
+    # the statement names σ and p (a privacy claim without them says nothing)
+    assert "σ = 1, p = 0.01" in data["summary"]
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--noise-multiplier", "-1", "--sample-rate", "0.01", "--steps", "10"],
+         "argument --noise-multiplier"),
+        (["--noise-multiplier", "1", "--sample-rate", "0.01", "--steps", "10", "--delta", "abc"],
+         "argument --delta"),
+        (["--noise-multiplier", "1", "--sample-rate", "0.01", "--steps", "10", "--fpr", "2"],
+         "argument --fpr"),
+        (["--noise-multiplier", "1", "--sample-rate", "0.01", "--steps", "100000000"],
+         "argument --steps"),
+        (["--noise-multiplier", "0.01", "--sample-rate", "0.01", "--steps", "10"],
+         "argument --noise-multiplier: σ/sensitivity"),
+        (["--noise-multiplier", "1", "--sample-rate", "0.01", "--steps", "100",
+          "--dataset-size", "1000", "--batch-size", "100", "--epochs", "5"],
+         "--dataset-size 1000 conflicts"),
+        (["--noise-multiplier", "1", "--sample-rate", "0.01"], "give --steps too"),
+        (["--noise-multiplier", "1", "--dataset-size", "60000", "--batch-size", "1",
+          "--epochs", "1000"], "argument --epochs"),
+        (["--noise-multiplier", "1", "--sample-rate", "0.01", "--steps", "10", "--tol", "0"],
+         "argument --tol"),
+        (["--state", "x.json", "--sensitivity", "1"], "either --state or DP-SGD"),
+    ],
+)
+def test_report_bad_input_names_the_flag(
+    args: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc, out, err = run(["report", *args], capsys)
+    assert rc == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("fdp: error: ") and needle in err, err
+
+
+def test_warnings_are_one_line_on_stderr(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import warnings
+
+    from fdp import cli
+
+    def noisy(args: Any) -> dict[str, Any]:
+        for _ in range(2):  # (the same caveat twice is said once)
+            warnings.warn("a caveat\nover two lines", fdp.AccuracyWarning, stacklevel=1)
+        warnings.warn("overflow inside the engine", RuntimeWarning, stacklevel=1)
+        return {"x": 1.0, "text": "result"}
+
+    add, _ = cli.SUBCOMMANDS["demo"]
+    monkeypatch.setitem(cli.SUBCOMMANDS, "demo", (add, noisy))
+    rc, out, err = run(["demo"], capsys)
+    assert rc == 0 and out == "result\n"
+    assert err == "fdp: warning: a caveat over two lines\n"
+    rc, out, err = run(["demo", "--json"], capsys)
+    assert json.loads(out) == {"x": 1.0} and err.count("fdp: warning:") == 1
+
+
+def test_edgeworth_caveat_is_a_warning_line(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = run(["compare", "--curve", "laplace:10", "--count", "100"], capsys)
+    assert rc == 0 and "no distribution" in out
+    assert all(line.startswith("fdp: warning: ") for line in err.splitlines())
+    assert ".py:" not in err  # (no source paths)
+
+
+def test_fixed_point_only_for_moderate_numbers() -> None:
+    from fdp.cli import _f6
+
+    assert _f6(3.3601464272701701e49, "up") == "3.36015e+49"
+    assert float(_f6(1.2345e-7, "down")) == 1.2345e-7 and "e-" in _f6(1.2345e-7, "down")
+    assert _f6(2.5, "up") == "2.500000" and _f6(0.0) == "0.000000"
+
+
+def test_gdp_to_dp_below_the_float_range_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    import mpmath as mp
+
+    rc, out, _ = run(["gdp-to-dp", "--mu", "1", "--eps", "40"], capsys)
+    assert rc == 0 and "below the float range" in out and "exp(-788.423)" in out
+    # the exponent against mpmath: log δ_1(40) = log(Φ(−39.5) − e^40 Φ(−40.5))
+    mp.mp.dps = 60
+    exact = mp.log(mp.ncdf(-39.5) - mp.exp(40) * mp.ncdf(-40.5))
+    assert f"{float(exact):.6g}" == "-788.423"
+    rc, out, _ = run(["gdp-to-dp", "--mu", "1", "--eps", "40", "--json"], capsys)
+    assert json.loads(out)["delta"] == 5e-324  # (the least float bounds it from above)
+    rc, out, _ = run(["gdp-to-dp", "--mu", "1", "--eps", "38.5"], capsys)
+    assert "below the float range" not in out  # (7.4e-318 is a float, if subnormal)
+
+
+def test_curve_bracket_prints_both_sides(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, _ = run(["curve", "laplace:0.5", "--count", "10", "--alpha", "0.1,0.5", "--json"],
+                     capsys)
+    data = json.loads(out)
+    assert data["kind"] == "bracket"
+    assert all(b <= u for b, u in zip(data["beta"], data["beta_upper"], strict=True))
+    h = fdp.compose(fdp.Laplace(0.5), repeat=10)
+    assert data["beta_upper"] == [float(h.upper(0.1)), float(h.upper(0.5))]
+    rc, out, _ = run(["curve", "laplace:0.5", "--count", "10"], capsys)
+    assert "lower: the guarantee" in out and "upper" in out
+    rc, out, _ = run(["curve", "identity", "--alpha", "0.25,0.5", "--json"], capsys)
+    assert json.loads(out)["beta"] == [0.75, 0.5]  # (exact where 1 − α is a float)
+
+
+def test_plain_fdp_lists_the_subcommands(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, out, err = run([], capsys)
+    assert rc == 2 and all(name in err for name in SUBCOMMANDS) and err.count("\n") == 1
+
+
+def test_calibrate_takes_no_noise_multiplier(capsys: pytest.CaptureFixture[str]) -> None:
+    rc, _, err = run(["calibrate", "--sample-rate", "0.01", "--steps", "10", "--eps", "1",
+                      "--noise-multiplier", "2"], capsys)
+    assert rc == 2 and "is what calibrate computes" in err
+    rc, out, _ = run(["calibrate", "--help"], capsys)
+    assert "--noise-multiplier NOISE" not in out  # (not offered: it is the answer)
+    rc, out, _ = run(["dpsgd", "--help"], capsys)
+    assert "--mechanism" not in out and "laplace" not in out  # (calibrate's options only)
+    rc, _, err = run(["dpsgd", "--noise-multiplier", "1", "--sample-rate", "0.01", "--steps",
+                      "10", "--delta", "0"], capsys)
+    assert rc == 2 and "argument --delta" in err and "(0, 1)" in err
+
+
+def test_calibrate_mu_says_subsampling_does_not_lower_it(
+    capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc, out, _ = run(["calibrate", "--sample-rate", "0.01", "--steps", "1000", "--mu", "1"],
+                     capsys)
+    assert rc == 0 and "subsampling does not lower it" in out
+    rc, out, _ = run(["calibrate", "--sample-rate", "0.01", "--steps", "1000", "--mu", "1",
+                      "--json"], capsys)
+    # the strict μ of T steps of G_{1/σ} is √T/σ (DRS Cor 2.15 and the sampled-every-step
+    # tail): σ = √1000 for μ = 1, rounded up (less privacy)
+    s = json.loads(out)["noise_multiplier"]
+    assert math.sqrt(1000) <= s <= math.sqrt(1000) * (1 + 1e-9)
