@@ -425,8 +425,9 @@ def compose(
 
     Parameters
     ----------
-    *curves : TradeOff
-        The curves to compose.
+    *curves : TradeOff or (TradeOff, int)
+        The curves to compose; a (curve, count) pair stands for ``count`` copies (as in
+        :func:`fdp.compare`), and one list of curves or pairs is taken as its items.
     repeat : int, default 1
         How many times the list is repeated (``f ** n`` is ``compose(f, repeat=n)``); the cost
         of the numeric engine barely depends on it.
@@ -456,10 +457,10 @@ def compose(
     >>> lo, hi = h.epsilon_bracket(1e-6)
     >>> bool(0 < hi - lo < 0.01), round(float(hi), 2)
     (True, 4.69)
+    >>> fdp.compose((fdp.Gaussian(0.3), 4), (fdp.Gaussian(0.8), 1))
+    Gaussian(mu=1)
     """
-    for i, c in enumerate(curves):
-        if not isinstance(c, TradeOff):
-            raise TypeError(f"curves[{i}] must be a TradeOff, got {type(c).__name__}")
+    pairs = _counted(curves)
     repeat = check_int("repeat", repeat, low=0)
     tol = check_scalar("tol", tol, low=0.0, low_open=True)
     if grid_step is not None:
@@ -467,13 +468,13 @@ def compose(
 
     # group equal curves: a curve repeated n times is one FFT power, not n products
     items: list[list[Any]] = []
-    for c in curves:
+    for c, k in pairs:
         for it in items:
             if it[0] is c or (type(it[0]) is type(c) and _eq(it[0], c)):
-                it[1] += repeat
+                it[1] += k * repeat
                 break
         else:
-            items.append([c, repeat])
+            items.append([c, k * repeat])
     items = [it for it in items if it[1] > 0 and not isinstance(it[0], Identity)]
     if not items:
         return Identity()
@@ -484,6 +485,31 @@ def compose(
         if closed is not None:
             return closed
     return compose_numeric([(c, n) for c, n in items], tol=tol, grid_step=grid_step)
+
+
+def _counted(curves: tuple[Any, ...]) -> list[tuple[TradeOff, int]]:
+    """(curve, count) pairs from compose's arguments: curves, (curve, count) pairs (as
+    :func:`fdp.compare` takes them), or one list of either."""
+    args = list(curves)
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not _is_pair(args[0]):
+        args = list(args[0])
+    out: list[tuple[TradeOff, int]] = []
+    for i, c in enumerate(args):
+        if isinstance(c, TradeOff):
+            out.append((c, 1))
+        elif _is_pair(c):
+            out.append((c[0], check_int(f"the count of curves[{i}]", c[1], low=0)))
+        else:
+            raise TypeError(
+                f"curves[{i}] must be a TradeOff or a (TradeOff, count) pair, got "
+                f"{type(c).__name__}"
+            )
+    return out
+
+
+def _is_pair(x: Any) -> bool:
+    return isinstance(x, (list, tuple)) and len(x) == 2 and isinstance(x[0], TradeOff) and (
+        not isinstance(x[1], TradeOff))
 
 
 def _eq(a: TradeOff, b: TradeOff) -> bool:

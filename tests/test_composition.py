@@ -583,3 +583,16 @@ def test_hull_of_a_tiny_mass_subsample_holds_a_probability_pair() -> None:
             assert mp.mpf(lo) <= exact <= mp.mpf(hi), (eps, lo, float(exact), hi)
         lo, hi = h.epsilon_bracket(1e-9)
         assert _pair_delta(ta, tb, lo) >= mp.mpf("1e-9") >= _pair_delta(ta, tb, hi)
+
+
+def test_compose_takes_counted_pairs_and_lists() -> None:
+    # (curve, count) pairs as fdp.compare takes them: G_a^⊗n ⊗ G_b^⊗m = G_√(n a² + m b²)
+    g = fdp.compose((fdp.Gaussian(0.3), 4), (fdp.Gaussian(0.8), 1), repeat=2)
+    assert isinstance(g, fdp.Gaussian)
+    assert g.mu == pytest.approx(math.sqrt(2 * (4 * 0.09 + 0.64)), rel=1e-15)
+    assert fdp.compose([fdp.Gaussian(0.3), fdp.Gaussian(0.4)]).mu == pytest.approx(0.5)
+    assert fdp.compose([(fdp.Gaussian(0.3), 0)]) == fdp.Identity()
+    with pytest.raises(ValueError, match=r"count of curves\[0\]"):
+        fdp.compose((fdp.Gaussian(1.0), -1))
+    with pytest.raises(TypeError, match=r"curves\[1\] must be a TradeOff or a \(TradeOff, count\)"):
+        fdp.compose(fdp.Gaussian(1.0), "x")

@@ -769,3 +769,25 @@ def test_symmetrized_bracket_of_laplace_cubed_keeps_its_tail() -> None:
     for c in (fdp.symmetrize(h), fdp.subsample(h, 0.3), fdp.poisson_subsample(h, 0.3).symmetric):
         assert math.isfinite(c.epsilon(1e-50))
         assert math.isfinite(fdp.gdp_mu(c))
+
+
+@pytest.mark.parametrize("eps0,rate,n", [(1.0, 0.3, 6), (2.0, 0.05, 5), (0.5, 0.9, 7)])
+def test_poisson_pairs_power_against_exact_sums(eps0: float, rate: float, n: int) -> None:
+    # pairs ** n is min{F, F⁻¹}** with F the n-fold add pair (randomized response is
+    # symmetric, so the remove direction is F⁻¹): ε(δ) = max(ε_F, ε_F⁻¹) by exact sums over the
+    # 2ⁿ joint outcomes in mpmath (tests/exact_sums.py), not by fdp
+    import mpmath as mp
+
+    e = math.exp(eps0)
+    rr = fdp.from_distributions([e / (1 + e), 1 / (1 + e)], [1 / (1 + e), e / (1 + e)])
+    h = fdp.poisson_subsample(rr, rate) ** n
+    with mp.workdps(40):
+        ee = mp.e ** eps0
+        pm = [ee / (1 + ee), 1 / (1 + ee)]
+        qm = [1 / (1 + ee), ee / (1 + ee)]
+        mix = [(1 - rate) * a + rate * b for a, b in zip(pm, qm, strict=True)]
+        for delta in (1e-2, 1e-4, 1e-7):
+            ref = max(mp_eps([(pm, mix)] * n, delta), mp_eps([(mix, pm)] * n, delta))
+            lo, hi = h.epsilon_bracket(delta)
+            assert lo <= ref <= hi, (delta, lo, float(ref), hi)
+    assert fdp.poisson_subsample(rr, rate) ** 0 == fdp.Identity()
