@@ -101,10 +101,9 @@ def add_report_parser(subparsers: Any) -> argparse.ArgumentParser:
 _PLANNER = ("--dataset-size", "--batch-size", "--epochs", "--accumulation")
 
 
-def _rate_and_steps(args: argparse.Namespace, plan_sampling: Any) -> tuple[float, int]:
-    """(p, T) from --sample-rate and --steps, or from the planner flags (not both, not a mix);
-    checks σ/sensitivity and T against the command line's limits. The plan, if any, is left on
-    ``args._plan``."""
+def _rate_and_steps(args: argparse.Namespace, plan_sampling: Any) -> tuple[float, int, Any]:
+    """(p, T, plan) from --sample-rate and --steps (plan None), or from the planner flags (not
+    both, not a mix); checks σ/sensitivity and T against the command line's limits."""
     from .accountant import step_conventions
     from .cli import LIMITS
 
@@ -121,8 +120,7 @@ def _rate_and_steps(args: argparse.Namespace, plan_sampling: Any) -> tuple[float
         if args.sample_rate is None or args.steps is None:
             missing = "--steps" if args.steps is None else "--sample-rate"
             raise ValueError(f"give {missing} too (p and T go together)")
-        p, t = float(args.sample_rate), int(args.steps)
-        args._plan = None
+        p, t, plan = float(args.sample_rate), int(args.steps), None
     else:
         if args.dataset_size is None or args.batch_size is None or args.epochs is None:
             raise ValueError(
@@ -142,7 +140,6 @@ def _rate_and_steps(args: argparse.Namespace, plan_sampling: Any) -> tuple[float
                 f"argument --epochs: {args.epochs:g} epochs of {args.dataset_size}/"
                 f"{args.batch_size} give {t} steps; at most {LIMITS['steps']} are supported here"
             )
-        args._plan = plan
     sens = step_conventions(args.sampling, args.neighbours, args.sensitivity).sensitivity
     if args.noise_multiplier / sens < LIMITS["min_noise"]:
         raise ValueError(
@@ -150,7 +147,7 @@ def _rate_and_steps(args: argparse.Namespace, plan_sampling: Any) -> tuple[float
             f"σ = {args.noise_multiplier:g} with sensitivity {sens:g}; use the Python API "
             "(fdp.report) beyond"
         )
-    return p, t
+    return p, t, plan
 
 
 def cmd_report(args: argparse.Namespace) -> dict[str, Any]:
@@ -192,11 +189,10 @@ def cmd_report(args: argparse.Namespace) -> dict[str, Any]:
     else:
         if args.noise_multiplier is None:
             raise ValueError("give --noise-multiplier (or --state)")
-        p, t = _rate_and_steps(args, plan_sampling)
+        p, t, plan = _rate_and_steps(args, plan_sampling)
         acc = Accountant().step(args.noise_multiplier, p, steps=t,
                                 sampling=args.sampling, neighbours=args.neighbours,
                                 sensitivity=args.sensitivity)
-        plan = getattr(args, "_plan", None)
     rep = report(acc, deltas=deltas, fprs=fprs, records_per_user=args.records_per_user,
                  tol=args.tol)
     out = rep.to_dict()
