@@ -5,8 +5,8 @@ functions take an array of orders and return ρ at each, computed in log space.
 
 - :func:`gaussian` (ρ = λμ²/2), :func:`laplace` (Mironov 2017, Prop 6), :func:`randomized_response`,
   :func:`subsampled_gaussian` (Mironov, Talwar & Zhang 2019: exact binomial sum for integer λ,
-  numerical integration of E[(1 − q + q e^{(2z−1)/(2σ²)})^λ] for fractional λ): Poisson
-  sampling, add/remove neighbours.
+  numerical integration of E[(1 − q + q e^{(2z−1)/(2σ²)})^λ] for fractional λ < 64, the chord of
+  the integer orders around it above): Poisson sampling, add/remove neighbours.
 - :func:`subsampled_gaussian_wor`: fixed-size sampling without replacement, replace-one
   neighbours (Wang, Balle & Kasiviswanathan 2019, Thm 9). An upper bound.
 - :func:`to_epsilon`: RDP → (ε, δ) by BBGHS Thm 21 (default) or Mironov's conversion. A bound.
@@ -65,14 +65,21 @@ def _rho_orders(rho: Any, orders: Any) -> tuple[np.ndarray, np.ndarray]:
     return lam, r
 
 
+_LEAST_NORMAL = float(np.finfo(float).tiny)
+
+
 def gaussian(mu: float, orders: Any = DEFAULT_ORDERS) -> np.ndarray:
     """ρ(λ) = λμ²/2 for μ-GDP (the Gaussian mechanism with sensitivity/σ = μ). Exact, rounded
     up (the three roundings of the product, 8u)."""
     m = check_scalar("mu", mu, low=0.0)
     with np.errstate(over="ignore", under="ignore"):
         rho = _orders(orders) * m * m / 2.0 * (1.0 + 8.0 * _U)
-    # (a positive ρ that underflowed reads the least subnormal, above it)
-    return np.maximum(rho, TINY) if m > 0.0 else rho
+    if m == 0.0:
+        return rho
+    # (a subnormal product carries an absolute error of up to a least subnormal per rounding,
+    # which no relative margin covers: μ = 8.3e-160, λ = 78.2 read 2.7236624e-317 for the true
+    # 2.72366254e-317; one that underflowed reads the least subnormal, above it)
+    return np.where(rho < _LEAST_NORMAL, rho + 4.0 * TINY, rho)
 
 
 def _exp_rest(x: np.ndarray) -> np.ndarray:
@@ -175,14 +182,39 @@ def _log_a_frac(q: float, sigma: float, lam: float) -> float:
     peak = max(expo(float(z)) for z in zs[::20])
     f = lambda z: math.exp(expo(z) - peak)  # noqa: E731
     lo, hi = -12 * sigma - 1, lam + 12 * sigma + 1
-    val = integrate.quad(
-        f, lo, hi, points=[0.0, 0.5, min(lam, hi - 1)], limit=500, epsabs=0, epsrel=1e-11
-    )[0]
+    # the integrand has up to two peaks of width ~σ, near z = 0 and z = λ: breakpoints on both
+    # sides of each (with the peak at λ an end point of a long interval [0.5, λ], quad missed
+    # its left half: log A read log 2 low at λ = 1000.5, σ = 0.1)
+    pts = sorted({min(max(z, lo + 1e-3), hi - 1e-3)
+                  for z in (0.0, 0.5, lam - 8 * sigma, lam, lam + 8 * sigma)})
+    val = integrate.quad(f, lo, hi, points=pts, limit=500, epsabs=0, epsrel=1e-11)[0]
     return peak + math.log(val) - 0.5 * math.log(2 * math.pi * s2)
 
 
+#: orders above MAX_BINOMIAL (whose binomial sum would hold that many terms) take the
+#: full-batch Gaussian's ρ, an upper bound
+MAX_BINOMIAL = float(2**20)
+#: fractional orders λ ≥ FRAC_CHORD take the chord of log A between the integer orders around
+#: them (certified: log A_λ = log E[X^λ] is convex in λ), not a quadrature
+FRAC_CHORD = 64.0
+
+
 def _log_a_frac_up(q: float, sigma: float, lam: float) -> float:
-    """:func:`_log_a_frac` rounded up by its quadrature's accuracy (relative 1e-11)."""
+    """log A_λ for fractional λ, rounded up.
+
+    Below :data:`FRAC_CHORD`, :func:`_log_a_frac` (quadrature, relative accuracy 1e-11) rounded
+    up by 2e-11 of itself. From FRAC_CHORD on, the chord (1 − θ) log A_k + θ log A_{k+1}
+    (k = ⌊λ⌋, θ = λ − k) of the integer orders' certified binomial sums: log A_λ is the
+    cumulant generating function of log X, X the likelihood ratio, so convex in λ, and the chord
+    lies above it (Hölder). Its excess is about θ(1 − θ)/(2σ²) against log A_λ ≈ λ²/(2σ²), below
+    1/(4λ²) relative; a quadrature there is no proof (it read log 2 low at λ = 1000.5).
+    """
+    if lam >= FRAC_CHORD:
+        k = math.floor(lam)
+        th = lam - k
+        a, b = _log_a_int_up(q, sigma, k), _log_a_int_up(q, sigma, k + 1)
+        c = (1.0 - th) * a + th * b
+        return c + 4.0 * _U * (abs(a) + abs(b)) + TINY  # (the chord's own three roundings)
     la = _log_a_frac(q, sigma, lam)
     return la + 2e-11 * (1.0 + abs(la))
 
@@ -193,8 +225,11 @@ def subsampled_gaussian(
     """RDP of one step of the Poisson-subsampled Gaussian mechanism (Mironov, Talwar & Zhang 2019).
 
     ρ(λ) = log A_λ / (λ − 1), A_λ = E_{z~N(0,σ²)}[(1 − q + q e^{(2z−1)/(2σ²)})^λ]; integer λ by
-    the binomial expansion Σ_k C(λ,k)(1−q)^{λ−k} q^k e^{(k²−k)/(2σ²)}, fractional λ by
-    numerical integration (relative accuracy ~1e-10).
+    the binomial expansion Σ_k C(λ,k)(1−q)^{λ−k} q^k e^{(k²−k)/(2σ²)}, fractional λ below 64 by
+    numerical integration (relative accuracy ~1e-10) and above by the chord of the integer
+    orders around it (log A_λ is convex in λ; see :func:`_log_a_frac_up`); beyond λ = 2²⁰ the
+    full-batch Gaussian's λ/(2σ²) (an upper bound: a mixture's Rényi divergence is at most its
+    component's).
     """
     s = check_scalar("noise_multiplier", noise_multiplier, low=0.0, low_open=True)
     q = check_scalar("sample_rate", sample_rate, low=0.0, high=1.0)
@@ -208,10 +243,15 @@ def subsampled_gaussian(
         return gaussian(1.0 / s, lam)
     out = np.empty_like(lam)
     for i, o in enumerate(lam):
+        if o > MAX_BINOMIAL:
+            # (the binomial sum would hold λ terms: the full-batch Gaussian's λ/(2σ²), an upper
+            # bound by convexity, as at q = 1)
+            out[i] = gaussian(1.0 / s, [float(o)])[0]
+            continue
         if float(o).is_integer():
             la = _log_a_int_up(q, s, int(o))
         else:
-            la = _log_a_frac_up(q, s, float(o))  # quadrature, rounded up
+            la = _log_a_frac_up(q, s, float(o))  # quadrature or chord, rounded up
         # (rounded up: the bound is a guarantee; and ρ ≥ 0, tiny negatives were rounding)
         out[i] = max(la, 0.0) / (o - 1)
     return out
