@@ -23,6 +23,8 @@ __all__ = [
 UNIT_ROUNDOFF = 2.0**-53
 #: the least positive float64 (a subnormal, 2^-1074): a positive value rounded up is never below it
 TINY = math.ulp(0.0)
+#: the least positive normal float64 (below it a product keeps an absolute error of ~TINY)
+MIN_NORMAL = sys.float_info.min
 #: the largest finite float64, and the largest x with e^x finite
 FLOAT_MAX = sys.float_info.max
 LOG_FLOAT_MAX = math.log(FLOAT_MAX)

@@ -41,7 +41,7 @@ from typing import Any, NoReturn, cast
 import numpy as np
 
 from . import __version__, gdp
-from ._numerics import echo_input, round_decimal
+from ._numerics import TINY, echo_input, round_decimal
 from .cli_report import add_report_parser, cmd_report
 from .families import EpsDelta, Gaussian, Laplace
 from .numeric import Approximation
@@ -272,9 +272,6 @@ def _add_gdp_to_dp(sub: Any) -> None:
     g.add_argument("--eps", type=_number(0.0), help="ε ≥ 0 (finite): print δ(ε)")
 
 
-_LEAST = 5e-324  # the least positive (subnormal) float64
-
-
 def cmd_gdp_to_dp(args: argparse.Namespace) -> dict[str, Any]:
     if args.delta is not None:
         e = float(gdp.epsilon(args.mu, args.delta))
@@ -288,10 +285,10 @@ def cmd_gdp_to_dp(args: argparse.Namespace) -> dict[str, Any]:
         return {"mu": args.mu, "delta": args.delta, "eps": e, "text": text}
     d = float(gdp.delta(args.mu, args.eps))
     text = f"{_in(args.mu)}-GDP is ({_in(args.eps)}, {_num(d, 'up')})-DP"
-    if 0.0 < d <= _LEAST and args.mu > 0:
+    if 0.0 < d <= TINY and args.mu > 0:
         # (a δ below the float range is reported as the least subnormal, which bounds it)
         ld = float(gdp.log_delta(args.mu, args.eps))
-        if ld < math.log(_LEAST):
+        if ld < math.log(TINY):
             text += (f" (δ = exp({ld:.6g}), below the float range; {d:g} is an upper bound)"
                      if math.isfinite(ld) else " (δ is below the float range; "
                      f"{d:g} is an upper bound)")
@@ -637,10 +634,7 @@ def _dpsgd_params(
                 "give --sample-rate, or --batch-size and --dataset-size"
                 + (f" (got only {have[0]})" if have else "")
             )
-        if b > n:
-            raise ValueError(
-                f"argument --batch-size: must be in [1, --dataset-size] = [1, {n}], got '{b}'"
-            )
+        check_batch(b, n)
         p = b / n
     if args.steps is not None:
         _forbid(args, ["--epochs"], f"conflicts with --steps {args.steps}: give T one way")
@@ -653,23 +647,42 @@ def _dpsgd_params(
                 f"--epochs {args.epochs:g} needs --batch-size and --dataset-size (T = ⌈E N / B⌉)"
             )
         t_exact = args.epochs * n / b
-        if not t_exact <= max_steps:
-            raise ValueError(
-                f"argument --epochs: {args.epochs:g} epochs of {n}/{b} give "
-                f"{math.ceil(t_exact):.6g} steps; at most {max_steps} are supported here"
-            )
+        check_plan_steps(args.epochs, n, b, t_exact, max_steps)
         t = math.ceil(t_exact)
     sigma = args.noise_multiplier
     if need_sigma:
         if sigma is None:
             raise ValueError("give --noise-multiplier")
-        if sigma / conv.sensitivity < LIMITS["min_noise"]:
-            raise ValueError(
-                f"argument --noise-multiplier: σ/sensitivity must be ≥ {LIMITS['min_noise']:g} "
-                f"(one step at most G_{1 / LIMITS['min_noise']:g}), got σ = {sigma:g} with "
-                f"sensitivity {conv.sensitivity:g}; use the Python API (fdp.dpsgd) beyond"
-            )
+        check_noise(sigma, conv.sensitivity, "fdp.dpsgd")
     return sigma, p, t, conv
+
+
+def check_batch(b: int, n: int) -> None:
+    """--batch-size B ≤ --dataset-size N (also for ``fdp report``)."""
+    if b > n:
+        raise ValueError(
+            f"argument --batch-size: must be in [1, --dataset-size] = [1, {n}], got '{b}'"
+        )
+
+
+def check_plan_steps(epochs: float, n: int, b: int, steps: float, max_steps: int) -> None:
+    """The T that --epochs gives is within the command line's limit (also for ``fdp report``)."""
+    if not steps <= max_steps:
+        raise ValueError(
+            f"argument --epochs: {epochs:g} epochs of {n}/{b} give {math.ceil(steps):.6g} "
+            f"steps; at most {max_steps} are supported here"
+        )
+
+
+def check_noise(sigma: float, sensitivity: float, api: str) -> None:
+    """σ/sensitivity ≥ LIMITS["min_noise"] (one step at most G_10); ``api`` is the Python
+    function to use beyond it."""
+    if sigma / sensitivity < LIMITS["min_noise"]:
+        raise ValueError(
+            f"argument --noise-multiplier: σ/sensitivity must be ≥ {LIMITS['min_noise']:g} "
+            f"(one step at most G_{1 / LIMITS['min_noise']:g}), got σ = {sigma:g} with "
+            f"sensitivity {sensitivity:g}; use the Python API ({api}) beyond"
+        )
 
 
 def _conv_out(conv: Any) -> dict[str, Any]:

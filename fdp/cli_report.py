@@ -105,7 +105,7 @@ def _rate_and_steps(args: argparse.Namespace, plan_sampling: Any) -> tuple[float
     """(p, T, plan) from --sample-rate and --steps (plan None), or from the planner flags (not
     both, not a mix); checks σ/sensitivity and T against the command line's limits."""
     from .accountant import step_conventions
-    from .cli import LIMITS
+    from .cli import LIMITS, check_batch, check_noise, check_plan_steps
 
     planner = {f: getattr(args, f[2:].replace("-", "_")) for f in _PLANNER}
     given = [f"{f} {v:g}" if isinstance(v, float) else f"{f} {v}"
@@ -126,27 +126,16 @@ def _rate_and_steps(args: argparse.Namespace, plan_sampling: Any) -> tuple[float
             raise ValueError(
                 "give --sample-rate and --steps, or --dataset-size, --batch-size and --epochs"
             )
-        if args.batch_size > args.dataset_size:
-            raise ValueError(f"argument --batch-size: must be in [1, --dataset-size] = "
-                             f"[1, {args.dataset_size}], got '{args.batch_size}'")
+        check_batch(args.batch_size, args.dataset_size)
         plan = plan_sampling(
             args.dataset_size, args.batch_size, args.epochs, args.accumulation or 1,
             sampling=args.sampling, neighbours=args.neighbours,
             sensitivity=args.sensitivity, warn=False,
         )
         p, t = plan.sample_rate, plan.steps
-        if t > LIMITS["steps"]:
-            raise ValueError(
-                f"argument --epochs: {args.epochs:g} epochs of {args.dataset_size}/"
-                f"{args.batch_size} give {t} steps; at most {LIMITS['steps']} are supported here"
-            )
+        check_plan_steps(args.epochs, args.dataset_size, args.batch_size, t, LIMITS["steps"])
     sens = step_conventions(args.sampling, args.neighbours, args.sensitivity).sensitivity
-    if args.noise_multiplier / sens < LIMITS["min_noise"]:
-        raise ValueError(
-            f"argument --noise-multiplier: σ/sensitivity must be ≥ {LIMITS['min_noise']:g}, got "
-            f"σ = {args.noise_multiplier:g} with sensitivity {sens:g}; use the Python API "
-            "(fdp.report) beyond"
-        )
+    check_noise(args.noise_multiplier, sens, "fdp.report")
     return p, t, plan
 
 

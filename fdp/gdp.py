@@ -31,7 +31,7 @@ import numpy as np
 from scipy import optimize, special
 
 from ._checks import as_array
-from ._numerics import FLOAT_MAX, TINY, UNIT_ROUNDOFF, norm_hazard
+from ._numerics import FLOAT_MAX, MIN_NORMAL, TINY, UNIT_ROUNDOFF, norm_hazard
 
 __all__ = ["delta", "log_delta", "epsilon", "mu", "sigma"]
 
@@ -39,7 +39,6 @@ _SQRT2 = math.sqrt(2.0)
 
 
 _U = UNIT_ROUNDOFF
-_MIN_NORMAL = 2.2250738585072014e-308  # the least positive normal float64
 
 
 def _log_delta_scalar(m: float, e: float) -> float:
@@ -189,7 +188,7 @@ def delta(mu: Any, eps: Any) -> float | np.ndarray:
         # below the normal range e^x keeps only an absolute precision of half the least
         # subnormal: one more of it rounds up (δ(0.4772, 18.41) read 5e-324 for 6.17e-324);
         # where it underflowed to 0, δ is below half of it and the least subnormal bounds it
-        raw = np.where(raw == 0.0, TINY, np.where(raw < _MIN_NORMAL, raw + TINY, raw))
+        raw = np.where(raw == 0.0, TINY, np.where(raw < MIN_NORMAL, raw + TINY, raw))
         # δ = 0 exactly only for μ = 0 (at ε ≥ 0) or ε = +∞; elsewhere log δ may overflow to
         # −∞ (μ = 1e-200, ε = 1e-12: log δ ≈ −5e375) while δ > 0: the least subnormal
         m = np.asarray(mu, dtype=float)
@@ -236,7 +235,7 @@ def _epsilon_scalar(m: float, d: float, down: bool = False) -> float:
                 break
             e = math.nextafter(e, math.inf) if e > 0 else TINY
             e *= 1.0 + 2e-16
-    if (d < _MIN_NORMAL or not checked) and 0.0 < e < math.inf:
+    if (d < MIN_NORMAL or not checked) and 0.0 < e < math.inf:
         # a subnormal δ: float64 holds it (and the terms near it) only to an absolute half of
         # the least subnormal, so the side is checked in mpmath and e moved until it holds
         # (gdp.epsilon(1e-300, 1e-320) read 9.0000e-300 for the exact 9.0220e-300); so is a
@@ -353,7 +352,7 @@ def _mu_scalar(e: float, d: float) -> float:
             break
         m *= 1.0 - 2e-16
         m = math.nextafter(m, 0.0)
-    if m > 0.0 and (not checked or d < _MIN_NORMAL or _unresolved(m, e)):
+    if m > 0.0 and (not checked or d < MIN_NORMAL or _unresolved(m, e)):
         # (a subnormal δ, a root the float bound could not confirm, or a round-off bound past
         # _log_delta_scalar's cap, where float64 cannot resolve δ: ε ≳ 1e20. The side checked
         # in mpmath, as ε's: gdp.mu(1e56, 1e-5) read 80 ulps above the exact μ, where

@@ -30,7 +30,7 @@ from scipy import integrate
 from scipy.special import gammaln, logsumexp
 
 from ._checks import as_array, check_int, check_scalar
-from ._numerics import TINY, lower_hull
+from ._numerics import MIN_NORMAL, TINY, lower_hull
 from ._numerics import UNIT_ROUNDOFF as _U
 from .tradeoff import PiecewiseLinear, TradeOff
 
@@ -65,9 +65,6 @@ def _rho_orders(rho: Any, orders: Any) -> tuple[np.ndarray, np.ndarray]:
     return lam, r
 
 
-_LEAST_NORMAL = float(np.finfo(float).tiny)
-
-
 def gaussian(mu: float, orders: Any = DEFAULT_ORDERS) -> np.ndarray:
     """ρ(λ) = λμ²/2 for μ-GDP (the Gaussian mechanism with sensitivity/σ = μ). Exact, rounded
     up (the three roundings of the product, 8u)."""
@@ -79,7 +76,7 @@ def gaussian(mu: float, orders: Any = DEFAULT_ORDERS) -> np.ndarray:
     # (a subnormal product carries an absolute error of up to a least subnormal per rounding,
     # which no relative margin covers: μ = 8.3e-160, λ = 78.2 read 2.7236624e-317 for the true
     # 2.72366254e-317; one that underflowed reads the least subnormal, above it)
-    return np.where(rho < _LEAST_NORMAL, rho + 4.0 * TINY, rho)
+    return np.where(rho < MIN_NORMAL, rho + 4.0 * TINY, rho)
 
 
 def _exp_rest(x: np.ndarray) -> np.ndarray:
