@@ -1691,9 +1691,8 @@ class PoissonPairs:
     def __pow__(self, n: int) -> TradeOff:
         """n Poisson-subsampled runs composed: min{F, F⁻¹}** with F = add^{⊗n} (theory §7),
         the curve of :meth:`fdp.Accountant.compose` with ``sample_rate=p`` (at ``tol`` = 1e-3,
-        as :func:`fdp.compose`). Composing the
-        per-run ``symmetric`` curves instead is sound but looser; composing ``add`` alone covers
-        one direction only.
+        as :func:`fdp.compose`). Composing the per-run ``symmetric`` curves instead is sound
+        but looser; composing ``add`` alone covers one direction only.
 
         Examples
         --------

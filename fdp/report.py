@@ -211,8 +211,9 @@ def _dpsgd_settings(history: list[dict[str, Any]]) -> str:
     if not runs:
         return ""
     if len(runs) <= 4:
-        parts = [f"σ = {s:.6g}, p = {p:.6g}, {smp} sampling: {n} step(s)"
-                 for (s, p, smp), n in runs.items()]
+        # (inputs printed so that they read back as the floats accounted: echo_input)
+        parts = [f"σ = {echo_input(s, f'{s:.6g}')}, p = {echo_input(p, f'{p:.6g}')}, {smp} "
+                 f"sampling: {n} step(s)" for (s, p, smp), n in runs.items()]
         return " (" + "; ".join(parts) + ")"
     ss = [k[0] for k in runs]
     ps = [k[1] for k in runs]
