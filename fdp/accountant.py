@@ -67,7 +67,7 @@ import numpy as np
 
 from ._checks import check_int, check_scalar
 from ._numerics import UNIT_ROUNDOFF
-from .composition import DeltaMix, _closed_form
+from .composition import DeltaMix, _closed_form, grouped, same_curve
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .fastpath import BULK_TAILS, FAST_MIN_DELTA, _Direction, _MassCurve, _StepGrid
 from .numeric import Bracketed
@@ -403,31 +403,10 @@ def curve_from_spec(spec: dict[str, Any]) -> TradeOff:
 
 
 # ------------------------------------------------------------------------------ helpers
-def _same(a: TradeOff, b: TradeOff) -> bool:
-    if a is b:
-        return True
-    if type(a) is not type(b):
-        return False
-    try:
-        return bool(a == b)
-    except Exception:  # pragma: no cover - exotic __eq__
-        return False
-
-
 def _compose_items(items: list[tuple[TradeOff, int]], tol: float) -> TradeOff:
     """⊗ of (curve, count) items: closed form where :func:`fdp.compose` has one, else the engine
     (one call: the engine sees each distinct curve once, with its count)."""
-    merged: list[list[Any]] = []
-    for c, n in items:
-        if n <= 0 or isinstance(c, Identity):
-            continue
-        for it in merged:
-            if _same(it[0], c):
-                it[1] += n
-                break
-        else:
-            merged.append([c, n])
-    pairs = [(c, int(n)) for c, n in merged]
+    pairs = grouped(items)
     if not pairs:
         return Identity()
     if len(pairs) == 1 and pairs[0][1] == 1:
@@ -934,7 +913,7 @@ class Accountant:
         mu2 = self._shuffle_mu2()
         if mu2 > 0.0:
             two.append((Gaussian(math.sqrt(mu2)), 1))
-        return _merged(add), _merged(two)
+        return grouped(add), grouped(two)
 
     def _cached_curve(self, tag: tuple[Any, ...], base: TradeOff, make: Any) -> TradeOff:
         """One object per (operation, base curve), so engine caches keyed by identity hit."""
@@ -953,7 +932,7 @@ class Accountant:
                 out.info = {**out.info, "accountant": self._summary()}
             return out
         # add/remove: F = ⊗ (add pairs, two-sided curves); the guarantee is min{F, F⁻¹}**
-        f = compose_numeric(_merged(add + two), tol=tol, grid_step=None)
+        f = compose_numeric(grouped(add + two), tol=tol, grid_step=None)
         if not isinstance(f, Bracketed):  # an approximation was composed in
             return symmetrize(f)
         info = {**f.info, "symmetric": True, "accountant": self._summary()}
@@ -970,7 +949,7 @@ class Accountant:
         if not add and (not two or _closed_form(two) is not None
                         or (len(two) == 1 and two[0][1] == 1)):
             return None
-        dirs = [_merged(add + two)]
+        dirs = [grouped(add + two)]
         if add:  # the remove direction: every item inverted (F⁻¹ = ⊗ f_i⁻¹)
             dirs.append([(self._cached_curve(("inv",), c, c.inverse), n) for c, n in dirs[0]])
         h = self._fast_step(dirs[0])
@@ -1337,18 +1316,8 @@ def _mergeable(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return (
         a["sample_rate"] == b["sample_rate"]
         and a["sampling"] == b["sampling"]
-        and _same(a["curve"], b["curve"])
+        and same_curve(a["curve"], b["curve"])
     )
 
 
-def _merged(items: list[tuple[TradeOff, int]]) -> list[tuple[TradeOff, int]]:
-    out: list[list[Any]] = []
-    for c, n in items:
-        for it in out:
-            if _same(it[0], c):
-                it[1] += n
-                break
-        else:
-            out.append([c, n])
-    return [(c, int(n)) for c, n in out if n > 0 and not isinstance(c, Identity)]
 
