@@ -640,3 +640,18 @@ def test_separately_built_equal_curves_compose_as_one_power() -> None:
     assert acc.curve.kind == "exact" and "RR(eps=1.2, k=2)^5" in repr(acc.curve)
     truth = _rr_product_delta([(1.2, 5)], 2.0)
     assert truth <= mp.mpf(float(acc.curve.delta(2.0))) <= truth * (1 + 1e-12)
+
+
+@given(st.lists(st.tuples(discrete_pair(max_k=3), st.integers(1, 4)), min_size=1, max_size=3))
+@settings(max_examples=15, deadline=None)
+def test_copies_built_one_by_one_compose_as_their_counts(spec: list) -> None:  # type: ignore[type-arg]
+    # the list of separately built copies and the (curve, count) form are the same items for
+    # the engine: the same bracket to the bit (a grouping that merged different curves, or
+    # missed equal ones, would change it)
+    flat = [fdp.from_distributions(p, q) for (p, q), n in spec for _ in range(n)]
+    pairs = [(fdp.from_distributions(p, q), n) for (p, q), n in spec]
+    a = fdp.compose(flat, numeric=True)
+    b = fdp.compose(pairs, numeric=True)
+    assert [n for _, n in a.info["items"]] == [n for _, n in b.info["items"]]
+    for d in (0.3, 1e-3, 1e-6):
+        assert a.epsilon_bracket(d) == b.epsilon_bracket(d)
