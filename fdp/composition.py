@@ -147,7 +147,16 @@ def _delta_mix_pl(f: PiecewiseLinear, d: float, keep: float | None = None) -> Pi
         # of its inverse's twin above the inverse, f⁻¹ ⊗ f_{0,δ})
         out._twin_build = functools.partial(_delta_mix_twin, f, d, keep, False)
         out._inverse_twin_build = functools.partial(_delta_mix_twin, f, d, keep, True)
+    if f._inverse_build is not None:
+        # (the mixture of an exact product's raised losses: its inverse f⁻¹ ⊗ f_{0,δ} from the
+        # product's own inverse, whose losses are raised for that direction)
+        out._inverse_build = functools.partial(_delta_mix_inverse, f, d, keep)
     return out  # type: ignore[no-any-return]
+
+
+def _delta_mix_inverse(f: PiecewiseLinear, d: float, keep: float | None) -> PiecewiseLinear:
+    """(f ⊗ f_{0,δ})⁻¹ = f⁻¹ ⊗ f_{0,δ} (f_{0,δ} is symmetric; DRS Prop 2.6)."""
+    return _delta_mix_pl(f.inverse(), d, keep)
 
 
 def _delta_mix_twin(f: PiecewiseLinear, d: float, keep: float | None,
@@ -265,10 +274,14 @@ def _binomial_power(f: PiecewiseLinear, n: int) -> PiecewiseLinear:
     loss = np.where(fin, loss, np.where(np.isneginf(loss) | np.isnan(loss), -np.inf, loss))
     # the losses' rounding, charged upward (δ up: the curve is reported as a guarantee): each
     # factor's log(q_i/p_i) is within 2u(|log q_i| + |log p_i|) + u|ℓ_i| of its masses' loss,
-    # and the sum l ℓ₀ + (n − l) ℓ₁ adds 4u of its terms
+    # and the sum l ℓ₀ + (n − l) ℓ₁ adds 4u of its terms; a given loss is within its recorded
+    # bound of the mechanism's (the exponential mechanism's: without it the inverse of
+    # exponential(…)^2 read ε(0) 1.5e-13 below the exact largest loss; a helper's hunt)
     u = UNIT_ROUNDOFF
+    rec = f._loss_errs()
     e0, e1 = (
         2.0 * u * (abs(math.log(fq[i])) + abs(math.log(fp[i]))) + 5.0 * u * abs(fl[i])
+        + float(rec[i])
         if fp[i] > 0 and fq[i] > 0 and math.isfinite(fl[i]) else 0.0
         for i in (0, 1)
     )
@@ -307,8 +320,18 @@ def _optimistic_inverse_product(curves: list[tuple[PiecewiseLinear, int]]) -> Pi
     return _optimistic_product([(c.inverse(), n) for c, n in curves])
 
 
+def _exact_inverse_product(curves: list[tuple[PiecewiseLinear, int]]) -> PiecewiseLinear | None:
+    """The inverse of :func:`_exact_product`'s curve, (⊗ f_i)⁻¹ = ⊗ f_i⁻¹ (DRS Prop 2.6 and
+    Thm 3.2), by the same product of the factors' inverses, its losses raised for this
+    direction. (The product's own masses swapped, its raised losses negated, read low:
+    (exponential(…) ⊗ exponential(…))⁻¹ gave δ = 0 at an ε where the exact δ is 1.3e-14, and
+    ε(0) 4.8e-14 below the exact one; a helper's hunt against mpmath.) Its work is that of the
+    forward product, whose merges may differ by a few outcomes: the limits are doubled."""
+    return _exact_product([(c.inverse(), n) for c, n in curves], limit_scale=2)
+
+
 def _exact_product(curves: list[tuple[PiecewiseLinear, int]],
-                   optimistic: bool = False) -> PiecewiseLinear | None:
+                   optimistic: bool = False, limit_scale: int = 1) -> PiecewiseLinear | None:
     """Product of discrete curves by convolving their masses; None if too large (the engine
     takes over). Work is capped at EXACT_PRODUCT_LIMIT outcomes per step and EXACT_WORK_LIMIT
     in total, so this path never goes quadratic in the number of steps.
@@ -344,7 +367,8 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]],
         keep_inf += n * math.log1p(-f._mass_qinf) if f._mass_qinf < 1.0 else -math.inf
         for _ in range(n):
             work += p.size * fp.size
-            if p.size * fp.size > EXACT_PRODUCT_LIMIT or work > EXACT_WORK_LIMIT:
+            if (p.size * fp.size > limit_scale * EXACT_PRODUCT_LIMIT
+                    or work > limit_scale * EXACT_WORK_LIMIT):
                 return None
             p = np.outer(p, fp).ravel()
             pos = np.outer(q > 0, fq > 0).ravel()
@@ -400,6 +424,8 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]],
         # from these masses, nor from a curve derived from them; its own comes from the
         # optimistic product, where every factor has one)
         out._twin_ok = False
+        # (its raised losses, negated, would read its inverse low: built from the factors')
+        out._inverse_build = functools.partial(_exact_inverse_product, curves)
         if all(c._has_twin() for c, _ in curves):
             out._twin_build = functools.partial(_optimistic_product, curves)
             # (its inverse ⊗ f_i⁻¹: the optimistic product of the factors' inverses)

@@ -1078,6 +1078,13 @@ class PiecewiseLinear(TradeOff):
     #: builds the optimistic twin of this curve's inverse, where ``_twin_build`` is set (the
     #: inverse of a twin read from breakpoints is loose: see ``_build_inverse``)
     _inverse_twin_build: Any = None
+    #: builds this curve's inverse where its masses cannot give it: an exact product's losses
+    #: are raised (its sums rounded up, its factors' recorded errors added), which is the
+    #: pessimistic side for the curve but, negated, the optimistic one for its inverse. Its
+    #: inverse is then the product of its factors' inverses, (⊗ f_i)⁻¹ = ⊗ f_i⁻¹ (Dong, Roth
+    #: & Su 2022, Prop 2.6 and Thm 3.2), rounded up the same way
+    #: (:func:`fdp.composition._exact_product`). None if that product is too large.
+    _inverse_build: Any = None
 
     def _loss_errs(self) -> np.ndarray:
         """Bounds on the rounding of the losses of ``_masses`` (0 where none): the recorded ones
@@ -1144,6 +1151,10 @@ class PiecewiseLinear(TradeOff):
         return out
 
     def _build_inverse(self) -> PiecewiseLinear:
+        if self._inverse_build is not None and self.kind == "exact":
+            got = self._inverse_build()
+            if got is not None:
+                return got  # type: ignore[no-any-return]
         out = inherit_twin(self._build_inverse_of(), self)
         build = self._inverse_twin_build
         if not self._twin_ok and build is not None and self.kind == "exact":
