@@ -343,23 +343,38 @@ def curve_to_spec(curve: TradeOff) -> dict[str, Any]:
     if isinstance(curve, Inverse):
         return {"family": "Inverse", "base": curve_to_spec(curve.base)}
     if isinstance(curve, PiecewiseLinear) and curve.kind == "exact" and curve._offset == 0.0:
-        p, q, loss = curve._masses
-        spec = {
-            "family": "PiecewiseLinear",
-            "p": [float(x) for x in p],
-            "q": [float(x) for x in q],
-            "loss": [float(x) for x in loss],
-            "q_inf": float(curve._mass_qinf),
-        }
-        if curve._loss_err is not None:  # (losses computed from masses: their rounding)
-            spec["loss_err"] = [float(x) for x in curve._loss_err]
-        return spec
+        return _pl_spec(curve, with_inverse=True)
     raise TypeError(
         f"{curve!r} ({type(curve).__name__}, kind {curve.kind!r}) cannot be serialized: only "
         "Gaussian, Laplace, EpsDelta, Identity, exact piecewise-linear curves and their Mixture/"
         "Subsampled/DeltaMix/Inverse are; record DP-SGD work with Accountant.step, or compose "
         "the mechanism's own curve rather than a numeric result"
     )
+
+
+def _pl_spec(curve: PiecewiseLinear, with_inverse: bool) -> dict[str, Any]:
+    """An exact piecewise-linear curve by its masses, with what reading them needs: the losses'
+    recorded rounding, the masses' relative error, and, for masses that only this direction
+    may read (an exact product's raised losses: ``_inverse_build``), the inverse's own masses
+    and no optimistic reading (``twin_ok``). Without them a reloaded product lost its masses'
+    rounding allowance and read its inverse from the raised losses negated, low."""
+    p, q, loss = curve._masses
+    spec: dict[str, Any] = {
+        "family": "PiecewiseLinear",
+        "p": [float(x) for x in p],
+        "q": [float(x) for x in q],
+        "loss": [float(x) for x in loss],
+        "q_inf": float(curve._mass_qinf),
+    }
+    if curve._loss_err is not None:  # (losses computed from masses: their rounding)
+        spec["loss_err"] = [float(x) for x in curve._loss_err]
+    if curve._mass_rtol:
+        spec["mass_rtol"] = float(curve._mass_rtol)
+    if not curve._twin_ok:
+        spec["twin_ok"] = False
+    if with_inverse and curve._inverse_build is not None:
+        spec["inverse"] = _pl_spec(curve.inverse(), with_inverse=False)
+    return spec
 
 
 def curve_from_spec(spec: dict[str, Any]) -> TradeOff:
@@ -393,11 +408,18 @@ def curve_from_spec(spec: dict[str, Any]) -> TradeOff:
         out = PiecewiseLinear.from_masses(
             np.array(spec["p"], dtype=float), np.array(spec["q"], dtype=float),
             q_inf=float(spec["q_inf"]), loss=np.array(spec["loss"], dtype=float),
+            mass_rtol=float(spec.get("mass_rtol", 0.0)),
         )
         if "loss_err" in spec:
             err = np.array(spec["loss_err"], dtype=float)
             if err.size == out._masses[2].size:
                 out._loss_err = err
+        if spec.get("twin_ok") is False:
+            out._twin_ok = False
+        if isinstance(spec.get("inverse"), dict):  # (T(P, Q)⁻¹ = T(Q, P), each way)
+            inv = curve_from_spec(spec["inverse"])
+            assert isinstance(inv, PiecewiseLinear)
+            out._inverse_of, inv._inverse_of = inv, out
         return out
     raise ValueError(f"unknown curve family {fam!r}")
 

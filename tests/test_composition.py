@@ -743,3 +743,15 @@ def test_inverse_of_an_exact_product_keeps_its_side() -> None:
     truth = _mp_epsilon(p6, q6, 1e-10)
     assert truth <= mp.mpf(float(fdp.compose((fi, 3)).epsilon(1e-10)))
     assert truth <= mp.mpf(float(fdp.Accountant().compose(fi, 3).epsilon(1e-10)))
+    # a checkpoint's round trip keeps the product's inverse and its masses' rounding allowance
+    # (it rebuilt the product from its masses alone: the inverse read ε(0) low again)
+    import json
+
+    from fdp.accountant import curve_from_spec, curve_to_spec
+
+    prod = fdp.compose((big, 2))
+    back = curve_from_spec(json.loads(json.dumps(curve_to_spec(prod))))
+    q2, p2 = _mp_product([(_mp_pair_exponential(u, v, e), 2)])
+    assert _mp_epsilon(p2, q2, 0.0) <= mp.mpf(float(back.inverse().epsilon(0.0)))
+    assert back._mass_rtol == prod._mass_rtol > 0.0
+    assert back.epsilon(1e-6) == prod.epsilon(1e-6)
