@@ -9,16 +9,29 @@ from typing import Any
 import mpmath as mp
 
 
-def mp_eps(steps: list[tuple[list[Any], list[Any]]], delta: float, top: float = 5000.0) -> Any:
-    """ε(δ) of the product of the discrete pairs ``steps`` (P-masses, Q-masses), by bisection
-    on δ(ε) = Σ over joint outcomes of (Q − e^ε P)₊ (at the caller's mpmath precision)."""
+def mp_joint(steps: list[tuple[list[Any], list[Any]]]) -> list[tuple[Any, Any]]:
+    """The (P, Q) masses of the joint outcomes of the product of the discrete pairs ``steps``."""
     joint = [(mp.mpf(1), mp.mpf(1))]
     for ps, qs in steps:
         joint = [(a * x, b * y) for a, b in joint for x, y in zip(ps, qs, strict=True)]
+    return joint
+
+
+def mp_delta(steps: list[tuple[list[Any], list[Any]]], eps: Any) -> Any:
+    """δ(ε) of the product of the pairs ``steps``: Σ over joint outcomes of (Q − e^ε P)₊."""
+    return mp.fsum(max(y - mp.exp(eps) * x, 0) for x, y in mp_joint(steps))
+
+
+def mp_eps(steps: list[tuple[list[Any], list[Any]]], delta: float, top: float = 5000.0) -> Any:
+    """ε(δ) of the product of the discrete pairs ``steps`` (P-masses, Q-masses), by bisection
+    on δ(ε) = Σ over joint outcomes of (Q − e^ε P)₊ (at the caller's mpmath precision)."""
+    joint = mp_joint(steps)
 
     def dlt(e: Any) -> Any:
         return mp.fsum(max(y - mp.exp(e) * x, 0) for x, y in joint)
 
+    if dlt(mp.mpf(0)) <= delta:  # (ε is 0: the bisection would only approach it)
+        return mp.mpf(0)
     lo, hi = mp.mpf(0), mp.mpf(top)
     for _ in range(200):
         mid = (lo + hi) / 2

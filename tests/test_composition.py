@@ -11,7 +11,7 @@ import math
 import mpmath as mp
 import numpy as np
 import pytest
-from exact_sums import mp_breakpoints, mp_hull_pair
+from exact_sums import mp_breakpoints, mp_delta, mp_eps, mp_hull_pair
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import discrete_pair
@@ -673,30 +673,9 @@ def _mp_pair_rr(eps: float, k: int) -> tuple[list, list]:  # type: ignore[type-a
     return [p, q, (k - 2) * q], [q, p, (k - 2) * q]
 
 
-def _mp_product(pairs: list[tuple[tuple[list, list], int]]) -> tuple[list, list]:  # type: ignore[type-arg]
-    big_p, big_q = [mp.mpf(1)], [mp.mpf(1)]
-    for (p, q), n in pairs:
-        for _ in range(n):
-            big_p = [x * y for x in big_p for y in p]
-            big_q = [x * y for x in big_q for y in q]
-    return big_p, big_q
-
-
-def _mp_delta(p: list, q: list, eps: float) -> mp.mpf:  # type: ignore[type-arg]
-    """δ(ε) of T(P, Q): Σ_o (Q(o) − e^ε P(o))₊."""
-    return mp.fsum(max(b - mp.e ** mp.mpf(eps) * a, 0) for a, b in zip(p, q, strict=True))
-
-
-def _mp_epsilon(p: list, q: list, delta: float) -> mp.mpf:  # type: ignore[type-arg]
-    if delta == 0.0:
-        return max(mp.log(b / a) for a, b in zip(p, q, strict=True) if a > 0 and b > 0)
-    if _mp_delta(p, q, 0.0) <= delta:
-        return mp.mpf(0)
-    lo, hi = mp.mpf(0), mp.mpf(200)
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if _mp_delta(p, q, mid) > delta else (lo, mid)
-    return hi
+def _steps(pairs: list[tuple[tuple[list, list], int]], inverse: bool = False) -> list:  # type: ignore[type-arg]
+    """The factors' pairs, each repeated its count (swapped for the inverse, T(Q, P))."""
+    return [(q, p) if inverse else (p, q) for (p, q), n in pairs for _ in range(n)]
 
 
 def test_inverse_of_an_exact_product_keeps_its_side() -> None:
@@ -724,23 +703,22 @@ def test_inverse_of_an_exact_product_keeps_its_side() -> None:
          [0.0, 5.35e-4]),
     ]
     for f, pairs, epss in cases:
-        big_p, big_q = _mp_product(pairs)
+        inv = _steps(pairs, inverse=True)
         fi = f.inverse()
         assert fi.kind == "exact"
         for x in epss:  # the inverse is T(Q, P)
-            truth = _mp_delta(big_q, big_p, x)
+            truth = mp_delta(inv, x)
             assert truth <= mp.mpf(float(fi.delta(x))), (f, x, fi.delta(x), truth)
             lo, _ = fi.delta_bracket(x)
             assert mp.mpf(float(lo)) <= truth
         for d in (0.0, 1e-3, 1e-10):
-            truth = _mp_epsilon(big_q, big_p, d)
+            truth = mp_eps(inv, d)
             assert truth <= mp.mpf(float(fi.epsilon(d))), (f, d, fi.epsilon(d), truth)
             lo, _ = fi.epsilon_bracket(d)
             assert mp.mpf(float(lo)) <= truth
     # composed again, and by an accountant: (E ⊗ E)⁻¹ three times is (Q, P)^{⊗6}
     fi = fdp.compose((big, 2)).inverse()
-    q6, p6 = _mp_product([(_mp_pair_exponential(u, v, e), 6)])
-    truth = _mp_epsilon(p6, q6, 1e-10)
+    truth = mp_eps(_steps([(_mp_pair_exponential(u, v, e), 6)], inverse=True), 1e-10)
     assert truth <= mp.mpf(float(fdp.compose((fi, 3)).epsilon(1e-10)))
     assert truth <= mp.mpf(float(fdp.Accountant().compose(fi, 3).epsilon(1e-10)))
     # a checkpoint's round trip keeps the product's inverse and its masses' rounding allowance
@@ -751,7 +729,7 @@ def test_inverse_of_an_exact_product_keeps_its_side() -> None:
 
     prod = fdp.compose((big, 2))
     back = curve_from_spec(json.loads(json.dumps(curve_to_spec(prod))))
-    q2, p2 = _mp_product([(_mp_pair_exponential(u, v, e), 2)])
-    assert _mp_epsilon(p2, q2, 0.0) <= mp.mpf(float(back.inverse().epsilon(0.0)))
+    truth = mp_eps(_steps([(_mp_pair_exponential(u, v, e), 2)], inverse=True), 0.0)
+    assert truth <= mp.mpf(float(back.inverse().epsilon(0.0)))
     assert back._mass_rtol == prod._mass_rtol > 0.0
     assert back.epsilon(1e-6) == prod.epsilon(1e-6)
