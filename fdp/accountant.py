@@ -354,10 +354,13 @@ def curve_to_spec(curve: TradeOff) -> dict[str, Any]:
 
 def _pl_spec(curve: PiecewiseLinear, with_inverse: bool) -> dict[str, Any]:
     """An exact piecewise-linear curve by its masses, with what reading them needs: the losses'
-    recorded rounding, the masses' relative error, and, for masses that only this direction
-    may read (an exact product's raised losses: ``_inverse_build``), the inverse's own masses
-    and no optimistic reading (``twin_ok``). Without them a reloaded product lost its masses'
-    rounding allowance and read its inverse from the raised losses negated, low."""
+    recorded rounding (and one-way bias), the masses' relative error, and, for masses that
+    only this direction may read (an exact product's raised losses: ``_inverse_build``), the
+    inverse's own masses, ``twin_ok`` false and the optimistic reading's own masses (``twin``,
+    from the factors' twins). Without them a reloaded product lost its masses' rounding allowance and read its
+    inverse from the raised losses negated, low; without ``twin`` the lower ends of its
+    brackets were its conservative values (subsample(·, 0.999) of a reloaded product read the
+    lower end of δ(6.904) at 2.5e-16 for the exact 3.1e-19)."""
     p, q, loss = curve._masses
     spec: dict[str, Any] = {
         "family": "PiecewiseLinear",
@@ -370,8 +373,12 @@ def _pl_spec(curve: PiecewiseLinear, with_inverse: bool) -> dict[str, Any]:
         spec["loss_err"] = [float(x) for x in curve._loss_err]
     if curve._mass_rtol:
         spec["mass_rtol"] = float(curve._mass_rtol)
+    if curve._loss_bias:  # (an exact product's losses rounded one way: see _loss_errs)
+        spec["loss_bias"] = float(curve._loss_bias)
     if not curve._twin_ok:
         spec["twin_ok"] = False
+        if curve._twin_build is not None:  # (its optimistic reading: the lower ends)
+            spec["twin"] = _pl_spec(curve._twin_lower(), with_inverse=False)
     if with_inverse and curve._inverse_build is not None:
         spec["inverse"] = _pl_spec(curve.inverse(), with_inverse=False)
     return spec
@@ -414,8 +421,14 @@ def curve_from_spec(spec: dict[str, Any]) -> TradeOff:
             err = np.array(spec["loss_err"], dtype=float)
             if err.size == out._masses[2].size:
                 out._loss_err = err
+        if "loss_bias" in spec:
+            out._loss_bias = float(spec["loss_bias"])
         if spec.get("twin_ok") is False:
             out._twin_ok = False
+        if isinstance(spec.get("twin"), dict):
+            twin = curve_from_spec(spec["twin"])
+            assert isinstance(twin, PiecewiseLinear)
+            out._twin_build = twin._as_upper
         if isinstance(spec.get("inverse"), dict):  # (T(P, Q)⁻¹ = T(Q, P), each way)
             inv = curve_from_spec(spec["inverse"])
             assert isinstance(inv, PiecewiseLinear)

@@ -361,9 +361,20 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]],
     keep_inf = 0.0  # log-probability of no +∞ atom
     work = 0
     chord = 0.0  # relative excess of the whole merges (see below)
+    # how far the losses move one way (toward this side): the factors' recorded errors, each
+    # rounded sum (under 2u of the largest |sum|, Σ n max|ℓ| at most, per addition) and the
+    # spans of the groups merged at one end. The curve's own reading needs no charge for it;
+    # a curve derived from its masses that reads them the other way does (PiecewiseLinear.
+    # _loss_bias): subsample(compose(T(P, Q), repeat=2), 0.9) read ε(1e-100) 7.7e-16 relative
+    # below the exact one, its mixture's inverse from the raised losses negated (a hunt)
+    bias, reach, spans = 0.0, 0.0, 0.0
     for f, n in curves:
         fp, fq, fl = f._masses
-        fl = fl - f._loss_errs() if optimistic else fl + f._loss_errs()
+        errs = f._loss_errs()
+        fl = fl - errs if optimistic else fl + errs
+        fin = np.isfinite(fl)
+        bias += n * (float(errs.max()) if errs.size else 0.0)
+        reach += n * (float(np.abs(fl[fin]).max()) if fin.any() else 0.0)
         keep_inf += n * math.log1p(-f._mass_qinf) if f._mass_qinf < 1.0 else -math.inf
         for _ in range(n):
             work += p.size * fp.size
@@ -390,6 +401,8 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]],
             lmin = np.minimum.reduceat(loss, starts)
             if optimistic:  # a plain merge at the smallest loss
                 p, q, loss = np.add.reduceat(p, starts), np.add.reduceat(q, starts), lmin
+                fin_span = (lmax - lmin)[np.isfinite(lmax) & np.isfinite(lmin)]
+                spans += float(fin_span.max()) if fin_span.size else 0.0
                 continue
             with np.errstate(invalid="ignore", divide="ignore"):
                 span = np.where(np.isfinite(lmax), lmax - lmin, 0.0)
@@ -398,6 +411,7 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]],
                 tight = span <= 1e-12 * np.maximum(np.abs(lmax), 1.0)
                 merged = span[tight]
                 chord += 2.0 * float(merged.max()) if merged.size else 0.0
+                spans += float(merged.max()) if merged.size else 0.0
                 span = np.where(tight, 0.0, span)
                 two = (span > 0.0)[inv]
                 # outcome j's shares at the group's top: t of its P-mass, s of its Q-mass
@@ -419,6 +433,7 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]],
     steps = sum(n for _, n in curves)
     rtol = (6.0 * steps + 4.0) * UNIT_ROUNDOFF + sum(n * c._mass_rtol for c, n in curves) + chord
     out = PiecewiseLinear.from_masses(p, q, q_inf=q_inf, loss=loss, name=name, mass_rtol=rtol)
+    out._loss_bias = bias + 2.0 * UNIT_ROUNDOFF * steps * reach + spans
     if not optimistic:
         # (its merges are garblings and its sums are rounded up: no optimistic reading comes
         # from these masses, nor from a curve derived from them; its own comes from the

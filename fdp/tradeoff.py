@@ -548,6 +548,11 @@ class PiecewiseLinear(TradeOff):
     _exact_neg_atom = False
     #: bounds on the rounding of losses that from_masses computed (aligned with _masses)
     _loss_err: np.ndarray | None = None
+    #: a bound on how far the given losses were moved, one way, on purpose (an exact product's
+    #: sums rounded up, or down for its optimistic twin): its own side needs no charge for it,
+    #: but a curve derived from the masses that reads the losses the other way (a mixture's
+    #: inverse, an optimistic reading) does, so :meth:`_loss_errs` includes it
+    _loss_bias = 0.0
 
     def __init__(
         self,
@@ -1101,8 +1106,8 @@ class PiecewiseLinear(TradeOff):
             return np.where(fin, np.abs(loss - np.where(fin, o_loss, 0.0)), 0.0)
         err = self._loss_err
         if err is None or err.size != loss.size:
-            return np.zeros(loss.size)
-        return np.where(np.isfinite(loss), err, 0.0)
+            err = np.zeros(loss.size)
+        return np.where(np.isfinite(loss), err + self._loss_bias, 0.0)
 
     def _as_upper(self) -> PiecewiseLinear:
         """The same curve read as a certified UPPER curve: δ and ε rounded down, not up."""
@@ -1120,6 +1125,7 @@ class PiecewiseLinear(TradeOff):
             mass_rtol=self._mass_rtol,
         )
         out._loss_err = self._loss_err  # (its losses read lowered by them: _profile_masses)
+        out._loss_bias = self._loss_bias
         out.__dict__["_reading_of"] = self  # (operations on a twin start from what it reads)
         return out
 

@@ -89,3 +89,17 @@ def mp_poisson_symmetric_pair(p: list[float], q: list[float], rate: float) -> tu
         bp = mp_breakpoints(*pair)
         pts += bp + [(b, a) for a, b in bp]
     return mp_hull_pair(pts)
+
+
+def mp_subsampled_pair(steps: list[tuple[list[Any], list[Any]]], rate: Any) -> tuple[
+    list[Any], list[Any]
+]:
+    """The pair of C_p(f) = min{f_p, f_p⁻¹}** (DRS Thm 4.2; theory §7) for f the product of
+    the discrete pairs ``steps`` and p = ``rate``, exactly: f_p = T(A, (1 − p)A + pB) for the
+    joint (A, B), and the hull of its breakpoints with their mirror images (f_p⁻¹'s)."""
+    r = mp.mpf(rate)
+    joint = mp_joint(steps)
+    a = [x for x, _ in joint]
+    m = [(1 - r) * x + r * y for x, y in joint]
+    bp = mp_breakpoints(a, m)
+    return mp_hull_pair(bp + [(y, x) for x, y in bp])

@@ -10,10 +10,12 @@ import numpy as np
 import pytest
 from exact_sums import (
     mp_breakpoints,
+    mp_delta,
     mp_eps,
     mp_hull_pair,
     mp_pair,
     mp_poisson_symmetric_pair,
+    mp_subsampled_pair,
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -791,3 +793,70 @@ def test_poisson_pairs_power_against_exact_sums(eps0: float, rate: float, n: int
             lo, hi = h.epsilon_bracket(delta)
             assert lo <= ref <= hi, (delta, lo, float(ref), hi)
     assert fdp.poisson_subsample(rr, rate) ** 0 == fdp.Identity()
+
+
+@pytest.mark.parametrize(
+    ("pq", "n", "rate", "epss"),
+    [
+        # p near 1 and a very negative loss: log1p(p·expm1(ℓ)) is ill-conditioned where
+        # 1 − p + p e^ℓ is small; charged 6 ulps of the result, the largest loss of f_p⁻¹ read
+        # 3e-11 relative low and δ at it 3 % low (first case), δ 0 for 1.5e-4 (second)
+        (([0.5, 0.5], [2.0**-30, 1.0 - 2.0**-30]), 1, 1.0 - 2.0**-30, [19.695803109055326]),
+        (([0.5, 0.5], [1.2585261823034861e-14, 0.9999999999999875]), 1, 0.9999999999999674,
+         [30.4813]),
+        (([0.5, 0.5], [2.0**-20, 1.0 - 2.0**-20]), 1, 0.999, [6.90585165074845]),
+        # an exact product's losses are rounded up (its side); the mixture's inverse negated
+        # them without that charge: ε(1e-100) 7.7e-16 relative low, δ 0 for 2.9e-19
+        (([0.3054716344922781, 0.22658610250800848, 0.32024169247597456, 0.14770057052373886],
+          [0.3229601513594389, 0.3426944985985756, 0.26299810223281384, 0.07134724780917168]),
+         2, 0.9, [1.1711622061266578]),
+        (([0.19286346435546875, 0.21413803100585938, 0.33664989471435547, 0.2563486099243164],
+          [0.0028858184814453125, 0.18894195556640625, 0.38605690002441406,
+           0.4221153259277344]), 3, 0.999, [6.904414121827835]),
+    ],
+)
+def test_subsampling_keeps_its_side_near_p_one_and_for_products(
+    pq: tuple[list[float], list[float]], n: int, rate: float, epss: list[float]
+) -> None:
+    # helper-33's hunt, references from the definitions at 500 digits (exact_sums)
+    import mpmath as mp
+
+    mp.mp.dps = 500
+    pair = mp_pair(*pq)
+    ref = [mp_subsampled_pair([pair] * n, rate)]
+    f = fdp.from_distributions(*pq)
+    f = fdp.compose(f, repeat=n) if n > 1 else f
+    curves = [fdp.subsample(f, rate), fdp.poisson_subsample(f, rate).add.inverse()]
+    if n > 1:  # (a checkpoint of the product keeps the bias of its losses)
+        from fdp.accountant import curve_from_spec, curve_to_spec
+
+        back = curve_from_spec(curve_to_spec(f))
+        assert back._loss_bias == f._loss_bias > 0.0
+        curves.append(fdp.subsample(back, rate))
+    for h in curves:
+        for x in epss + [epss[0] - 1e-3, 0.5 * epss[0], 0.0]:
+            truth = mp_delta(ref, x)
+            lo, hi = h.delta_bracket(x)
+            assert mp.mpf(float(lo)) <= truth <= mp.mpf(float(hi)), (h, x, lo, hi, truth)
+            assert truth <= mp.mpf(float(h.delta(x)))
+        for d in (1e-100, 1e-12, 1e-3):
+            truth = mp_eps(ref, d)
+            lo, hi = h.epsilon_bracket(d)
+            assert mp.mpf(float(lo)) <= truth <= mp.mpf(float(hi)), (h, d, lo, hi, truth)
+            assert truth <= mp.mpf(float(h.epsilon(d)))
+
+
+def test_an_optimistic_mixture_reads_its_values_rounded_up() -> None:
+    # helper-33: Mixture.upper rounded its values down like the lower curve; at α = 0 the
+    # upper curve read 1 − 4.4e-16, below the exact 1 (p f(0) + (1 − p) with f(0) = 1)
+    import mpmath as mp
+
+    base = fdp.compose(fdp.Gaussian(0.5), fdp.mechanisms.blh(3.0))
+    m = fdp.poisson_subsample(base, 1e-3).add
+    up, b_up = m.upper, base.upper
+    assert float(up(0.0)) == 1.0
+    mp.mp.dps = 40
+    for a in (0.0, 1e-12, 1e-3, 0.3, 0.9):
+        # p·f(α) + (1 − p)(1 − α), exactly, from the base's optimistic value
+        exact = mp.mpf(1e-3) * mp.mpf(float(b_up(a))) + (1 - mp.mpf(1e-3)) * (1 - mp.mpf(a))
+        assert mp.mpf(float(up(a))) >= exact, (a, up(a), exact)
