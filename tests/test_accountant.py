@@ -6,6 +6,7 @@ import json
 import math
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -615,3 +616,45 @@ def test_planned_steps_are_the_documented_ceiling_for_huge_datasets() -> None:
                     (60000, 256, 0.1 * 3), (10**6, 1000, 7)):
         want = -(-round(e * 10) * n // (b * 10))  # ⌈e n / B⌉ for e with one decimal
         assert plan_sampling(n, b, e, warn=False).steps == want, (n, b, e)
+
+
+@pytest.mark.parametrize("cut", ["step", "window"])
+def test_fast_power_moves_the_mass_it_cuts_to_the_infinite_atom(cut: str) -> None:
+    # The Q-mass a step's grid leaves above its support, and the composed mass beyond the FFT
+    # window (a Chernoff bound), go to the +∞ atom. At the accountant's tails (1e-24, 1e-16)
+    # either is far below any δ it answers, so dropping either passed every test; with tails
+    # of 1e-3 here, δ read without them falls below the exact value.
+    import mpmath as mp
+
+    from fdp.fastpath import _fast_power, _StepGrid, dyadic_step
+
+    mp.mp.dps = 40
+    h = dyadic_step(0.01)
+    if cut == "step":  # G_1 four times: the exact G_2
+        n, step_tail, window_tail = 4, 1e-3, 1e-16
+        f = fdp.Gaussian(1.0)
+        two = mp.mpf(2)
+
+        def truth(e: float) -> Any:
+            return mp.ncdf(-e / two + 1) - mp.exp(e) * mp.ncdf(-e / two - 1)
+
+        epss = [1.0, 3.0, 5.0, 7.0, 9.0, 12.0]
+    else:  # a rare loss of 10 (Q-mass 1e-2), four times: the window ends below 4 of them
+        n, step_tail, window_tail = 4, 1e-24, 1e-3
+        ps, qs = [1.0 - 1e-2 * math.exp(-10.0), 1e-2 * math.exp(-10.0)], [0.99, 1e-2]
+        f = fdp.from_distributions(ps, qs)
+        pm, qm = [mp.mpf(x) for x in ps], [mp.mpf(x) for x in qs]
+
+        def truth(e: float) -> Any:  # the binomial sum over the rare draws
+            return mp.fsum(max(mp.binomial(n, k) * (qm[1] ** k * qm[0] ** (n - k) - mp.exp(e)
+                                                    * pm[1] ** k * pm[0] ** (n - k)), 0)
+                           for k in range(n + 1))
+
+        epss = [5.0, 12.0, 25.0, 35.0, 39.0]
+    grid = _StepGrid(f, h, step_tail)
+    curve, _ = _fast_power([(grid, n)], h, window_tail=window_tail)
+    assert curve._q_inf > 1e-4  # (what was cut is there)
+    for e in epss:
+        exact = truth(e)
+        assert exact <= mp.mpf(curve.delta_bound(e)), (cut, e, curve.delta_bound(e), exact)
+        assert exact <= mp.mpf(float(curve.delta(e))), (cut, e, curve.delta(e), exact)
