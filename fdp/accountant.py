@@ -357,10 +357,10 @@ def _pl_spec(curve: PiecewiseLinear, with_inverse: bool) -> dict[str, Any]:
     recorded rounding (and one-way bias), the masses' relative error, and, for masses that
     only this direction may read (an exact product's raised losses: ``_inverse_build``), the
     inverse's own masses, ``twin_ok`` false and the optimistic reading's own masses (``twin``,
-    from the factors' twins). Without them a reloaded product lost its masses' rounding allowance and read its
-    inverse from the raised losses negated, low; without ``twin`` the lower ends of its
-    brackets were its conservative values (subsample(·, 0.999) of a reloaded product read the
-    lower end of δ(6.904) at 2.5e-16 for the exact 3.1e-19)."""
+    from the factors' twins). Without them a reloaded product lost its masses' rounding
+    allowance and read its inverse from the raised losses negated, low; without ``twin`` the
+    lower ends of its brackets were its conservative values (subsample(·, 0.999) of a reloaded
+    product read the lower end of δ(6.904) at 2.5e-16 for the exact 3.1e-19)."""
     p, q, loss = curve._masses
     spec: dict[str, Any] = {
         "family": "PiecewiseLinear",

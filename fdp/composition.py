@@ -401,8 +401,8 @@ def _exact_product(curves: list[tuple[PiecewiseLinear, int]],
             lmin = np.minimum.reduceat(loss, starts)
             if optimistic:  # a plain merge at the smallest loss
                 p, q, loss = np.add.reduceat(p, starts), np.add.reduceat(q, starts), lmin
-                fin_span = (lmax - lmin)[np.isfinite(lmax) & np.isfinite(lmin)]
-                spans += float(fin_span.max()) if fin_span.size else 0.0
+                both = np.isfinite(lmax) & np.isfinite(lmin)
+                spans += float((lmax[both] - lmin[both]).max()) if both.any() else 0.0
                 continue
             with np.errstate(invalid="ignore", divide="ignore"):
                 span = np.where(np.isfinite(lmax), lmax - lmin, 0.0)
