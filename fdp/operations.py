@@ -452,9 +452,9 @@ def _mixed_losses(loss: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
       6u|ℓ'| + 7u|z| e^{−ℓ'}. Near ℓ' = 0 this is a few ulps of ℓ' (from logaddexp the two
       terms cancelled: the remove pair of EpsDelta(1e-12) at p = 1e-6 read its loss 1e-18 5e-5
       relative low, beyond the bound then charged; a hunt against mpmath). Where 1 + z is small
-      (p near 1, ℓ very negative) it is ill-conditioned: charged 6u|ℓ'| alone, subsample(T(P, Q),
-      1 − 2⁻³⁰) read its largest loss −log(1 − p + p e^ℓ) 3e-11 relative low and δ at it 3 %
-      low (a helper's hunt against mpmath at 500 digits).
+      (p near 1, ℓ very negative) it is ill-conditioned: with 6u|ℓ'| alone charged, as before,
+      subsample(T(P, Q), 1 − 2⁻³⁰) read its largest loss −log(1 − p + p e^ℓ) 3e-11 relative low
+      and δ at it 3 % low (a helper's hunt against mpmath at 500 digits).
     - logaddexp(log(1 − p), log p + ℓ): within 4 ulps of log1p's and the given loss's sizes and
       of log p's times the share of p e^ℓ, absolutely (no cancellation: both terms positive).
 
@@ -479,7 +479,9 @@ def _mixed_losses(loss: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
                              + share * abs(lp))
         low = (loss <= 1.0) & (err_small <= err_big)
         new_loss = np.where(low, small, big)
-        err = np.where(low, err_small, err_big)
+        # (plus the least subnormal: p·expm1(ℓ) or p e^ℓ may underflow; ℓ = p = 4e-168 read
+        # ℓ' = 0 for 1.8e-335 with no charge)
+        err = np.where(low, err_small, err_big) + TINY
     return new_loss, np.where(np.isfinite(new_loss), err, 0.0)
 
 
