@@ -733,3 +733,35 @@ def test_inverse_of_an_exact_product_keeps_its_side() -> None:
     assert truth <= mp.mpf(float(back.inverse().epsilon(0.0)))
     assert back._mass_rtol == prod._mass_rtol > 0.0
     assert back.epsilon(1e-6) == prod.epsilon(1e-6)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    n=st.one_of(st.integers(0, 60), st.integers(61, 200_000)),
+    a=st.one_of(st.floats(1e-300, 1.0), st.sampled_from([0.5, 1e-9, 1.0 - 2.0**-40])),
+    share=st.one_of(st.floats(0.0, 1.0), st.just(1.0)),
+)
+def test_log_binomial_terms_lie_within_their_stated_bound(n: int, a: float, share: float) -> None:
+    # log[C(n, l) a^l b^{n−l}] (Loader's saddle-point form, used by the binomial power f ** n of
+    # two-outcome curves) against mpmath's log-gamma sum at 60 digits: exp of each computed
+    # term that does not underflow is within the returned relative bound of the exact term,
+    # at the ends, the mode and around it
+    from fdp._numerics import log_binomial_terms
+
+    b = (1.0 - a) * share  # (a + b ≤ 1; share = 1: the two masses of a probability pair)
+    out, rtol = log_binomial_terms(n, a, b)
+    mp.mp.dps = 60
+    am, bm = mp.mpf(a), mp.mpf(b)
+    mode = int(n * a / (a + b)) if a + b > 0 else 0
+    spread = int(math.sqrt(n)) + 1
+    ls = {0, 1, 2, n // 2, n - 1, n, mode, mode - spread, mode + spread, mode - 3 * spread}
+    for l in sorted(x for x in ls if 0 <= x <= n):
+        if (l > 0 and a == 0.0) or (n - l > 0 and b == 0.0):
+            assert out[l] == -np.inf
+            continue
+        exact = (mp.loggamma(n + 1) - mp.loggamma(l + 1) - mp.loggamma(n - l + 1)
+                 + (l * mp.log(am) if l else 0) + ((n - l) * mp.log(bm) if n - l else 0))
+        if exact < -740 or out[l] <= -746.0:  # (the bound covers terms that do not underflow)
+            continue
+        rel = abs(mp.exp(mp.mpf(float(out[l])) - exact) - 1)
+        assert rel <= mp.mpf(rtol) + mp.mpf(10) ** -40, (n, a, b, l, float(rel), rtol)
