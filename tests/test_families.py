@@ -357,3 +357,30 @@ def test_identity_is_one_minus_alpha_rounded_down_exactly() -> None:
             truth = 1 - mp.mpf(float(y))
             assert mp.mpf(float(x)) <= truth < mp.mpf(float(np.nextafter(x, 2.0)))
     assert fdp.Identity()(0.5) == 0.5 and fdp.Identity()(0.25) == 0.75
+
+
+_MASS = st.one_of(st.floats(1e-300, 1.0), st.floats(0.25, 1.0),
+                  st.integers(1, 60).map(lambda k: 2.0**-k * 0.999))
+
+
+@settings(max_examples=200, deadline=None)
+@given(p=st.lists(_MASS, min_size=1, max_size=6), q=st.lists(_MASS, min_size=6, max_size=6))
+def test_losses_computed_from_masses_lie_within_their_stated_bound(
+    p: list[float], q: list[float]
+) -> None:
+    # PiecewiseLinear.from_masses computes each outcome's loss log(q/p) from its float masses
+    # (log q − log p, or log1p((q − p)/p) where q/p ∈ [1/2, 2]) and records a bound on its
+    # rounding, which δ and ε charge and operations carry (_loss_errs): against mpmath at 60
+    # digits, on the masses themselves (unnormalized: the bound is per outcome)
+    from fdp.tradeoff import PiecewiseLinear
+
+    q = q[: len(p)]
+    f = PiecewiseLinear.from_masses(np.array(p), np.array(q))
+    pm, qm, loss = f._masses
+    if pm.size != len(p):  # (equal losses merged: their masses summed)
+        return
+    err = f._loss_errs()
+    mp.mp.dps = 60
+    for pj, qj, lj, ej in zip(pm, qm, loss, err, strict=True):
+        exact = mp.log(mp.mpf(float(qj)) / mp.mpf(float(pj)))
+        assert abs(mp.mpf(float(lj)) - exact) <= mp.mpf(float(ej)), (pj, qj, lj, ej)
