@@ -54,7 +54,9 @@ def add_up(a: float, b: float) -> float:
     """
     s = a + b
     if not math.isfinite(s):
-        return s
+        # (two finite terms whose sum overflowed below −max: the float above it is −max)
+        return -sys.float_info.max if (s == -math.inf and math.isfinite(a)
+                                       and math.isfinite(b)) else s
     bb = s - a
     err = (a - (s - bb)) + (b - bb)
     return math.nextafter(s, math.inf) if err > 0.0 else s
@@ -81,11 +83,14 @@ def add_up_array(a: float | np.ndarray, b: np.ndarray) -> np.ndarray:
     True
     """
     b = np.asarray(b, dtype=float)
-    s = a + b
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
+        s = a + b
         bb = s - a
         err = (a - (s - bb)) + (b - bb)
-    return np.where(np.isfinite(s) & (err > 0.0), np.nextafter(s, np.inf), s)
+        out = np.where(np.isfinite(s) & (err > 0.0), np.nextafter(s, np.inf), s)
+    # (finite terms whose sum overflowed below −max: the float above it is −max, as add_up)
+    return np.where((out == -np.inf) & np.isfinite(a) & np.isfinite(b), -sys.float_info.max,
+                    out)
 
 
 def sum_up(values: Any) -> float:
@@ -99,10 +104,22 @@ def sum_up(values: Any) -> float:
     (True, True)
     """
     vals = [float(v) for v in np.ravel(np.asarray(values, dtype=float))]
-    s = math.fsum(vals)
-    if math.isfinite(s) and math.fsum([*vals, -s]) > 0.0:
-        s = math.nextafter(s, math.inf)
-    return s
+    try:
+        s = math.fsum(vals)
+        if math.isfinite(s) and math.fsum([*vals, -s]) > 0.0:
+            s = math.nextafter(s, math.inf)
+        return s
+    except OverflowError:  # (fsum's partials overflowed, near ±1.8e308: the exact sum instead)
+        if any(math.isinf(v) for v in vals):
+            raise
+        exact = sum((Fraction(v) for v in vals), Fraction(0))
+        big = Fraction(sys.float_info.max)
+        if exact > big:
+            return math.inf
+        if exact < -big:
+            return -sys.float_info.max
+        s = float(exact)
+        return math.nextafter(s, math.inf) if Fraction(s) < exact else s
 
 
 def mul_up(a: float, b: float) -> float:
@@ -190,9 +207,13 @@ def div_down_array(a: np.ndarray, b: float) -> np.ndarray:
         ph = q * b
         pl = ((qh * bh - ph) + qh * bl + ql * bh) + ql * bl
         over = (a - ph) - pl < 0.0
-    small = a < 2.0**-960
+    # (below 2⁻⁹⁶⁰ the error term may leave the normal range, and above ~1.3e300 the split
+    # q·(2²⁷ + 1) overflows, leaving NaN: one ulp down there, as for small a)
+    small = (a < 2.0**-960) | ~np.isfinite(cq)
     down = np.nextafter(q, 0.0)
-    return np.where(np.isfinite(q) & (over | small) & (a > 0.0), down, q)
+    out = np.where(np.isfinite(q) & (over | small) & (a > 0.0), down, q)
+    # (a finite quotient beyond the float range: its floor is the largest float, not ∞)
+    return np.where(np.isinf(q) & np.isfinite(a), sys.float_info.max, out)
 
 
 def round_decimal(x: float, digits: int, side: str, fixed: bool = False) -> decimal.Decimal:
@@ -211,7 +232,10 @@ def round_decimal(x: float, digits: int, side: str, fixed: bool = False) -> deci
     """
     rnd = decimal.ROUND_CEILING if side == "up" else decimal.ROUND_FLOOR
     if fixed:
-        return decimal.Decimal(x).quantize(decimal.Decimal(1).scaleb(-digits), rounding=rnd)
+        # (a context wide enough for the integer part too: the default 28 digits raised
+        # InvalidOperation for x = 1e16 at 12 places)
+        ctx = decimal.Context(prec=max(28, digits + len(str(int(abs(x)))) + 2), rounding=rnd)
+        return decimal.Decimal(x).quantize(decimal.Decimal(1).scaleb(-digits), context=ctx)
     return decimal.Context(prec=digits, rounding=rnd).create_decimal(x)
 
 
