@@ -1265,25 +1265,52 @@ class _MixtureInverse(Inverse):
     ε(1e-50) of p = 0.01, μ = 2 read 0.0474 for a largest loss of 0.01005, and at that loss
     rounded down (truth δ = 1.4e-78) δ read 0. Rounding: a is rounded up and the inner ε
     down (δ is increasing in a at fixed e^ε p, and decreasing in ε), the product up.
+
+    Its optimistic reading (:meth:`_as_upper`, the lower ends of its brackets) rounds each of
+    these the other way and reads f⁻¹'s optimistic δ; its ε is the bisection's lower end
+    (:meth:`TradeOff._epsilon`). Without one, both ends of a bracket were the conservative
+    value: ``poisson_subsample(G_4.186, 0.5).remove.epsilon_bracket(1e-100)`` had its lower end
+    0.6931471805599472, above the exact log 2 (a helper's hunt).
     """
+
+    #: the optimistic reading (see the class docstring)
+    _optimistic = False
+
+    def _as_upper(self) -> TradeOff:
+        m = self.base
+        assert isinstance(m, Mixture)
+        if self._optimistic or self.kind != "exact" or not m.base._has_twin():
+            return self
+        out = _MixtureInverse(m)
+        out._optimistic = True
+        return out
+
+    def _has_twin(self) -> bool:
+        return self._as_upper() is not self
 
     def _delta(self, eps: np.ndarray) -> np.ndarray:
         m = self.base
         assert isinstance(m, Mixture)
         p, g, u = m.p, m.base.inverse(), UNIT_ROUNDOFF
+        opt = self._optimistic
+        if opt:  # (a base with a twin: _as_upper checked it)
+            g = g._as_upper()  # type: ignore[attr-defined]
+        s = -1.0 if opt else 1.0  # (the side every rounding below is moved to)
         l1p, lp = math.log1p(-p), math.log(p)
         with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
             x = np.minimum(eps, 800.0)
             a = -np.expm1(x + l1p)
             # (x + log(1 − p): two roundings of at most u (|x| + |l1p|); expm1 ≤ 2 ulps)
-            a_up = a * (1.0 + 4.0 * u) + 3.0 * u * (np.abs(x) + abs(l1p))
-            live = a_up > 0.0
-            la = np.log(np.where(live, a_up, 1.0))
+            a_r = a * (1.0 + s * 4.0 * u) + s * 3.0 * u * (np.abs(x) + abs(l1p))
+            live = a_r > 0.0
+            la = np.log(np.where(live, a_r, 1.0))
             inner = x + lp - la
-            inner = inner - 4.0 * u * (np.abs(x) + abs(lp) + np.abs(la))
+            inner = inner - s * 4.0 * u * (np.abs(x) + abs(lp) + np.abs(la))
             d = np.asarray(g.delta(np.where(live, inner, 0.0)), dtype=float)
-        # (a positive product below the float range is the least subnormal, not 0)
-        prod = np.where(d > 0.0, np.maximum(a_up * d * (1.0 + 4.0 * u), TINY), 0.0)
+        if opt:  # (rounded down; a product below the float range reads 0)
+            prod = np.maximum(a_r * d * (1.0 - 4.0 * u) - TINY, 0.0)
+        else:  # (a positive product below the float range is the least subnormal, not 0)
+            prod = np.where(d > 0.0, np.maximum(a_r * d * (1.0 + 4.0 * u), TINY), 0.0)
         out = np.where(live, np.minimum(prod, 1.0), 0.0)
         return np.where(np.isposinf(eps), 0.0, out)
 

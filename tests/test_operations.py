@@ -13,6 +13,7 @@ from exact_sums import (
     mp_delta,
     mp_eps,
     mp_hull_pair,
+    mp_joint,
     mp_pair,
     mp_poisson_symmetric_pair,
     mp_subsampled_pair,
@@ -892,3 +893,96 @@ def test_mixed_losses_lie_within_their_stated_bound(loss: float, rate: float) ->
         m = Mixture(fdp.Gaussian(1.0), rate)
         up, down = (float(m._mixed_bound(np.array([loss]), s)[0]) for s in (1.0, -1.0))
         assert mp.mpf(down) - slack <= exact <= mp.mpf(up) + slack, (loss, rate, down, up)
+
+
+@pytest.mark.parametrize("mu", [0.5, 2.0, 4.186, 10.0])
+@pytest.mark.parametrize("rate", [1e-3, 0.1, 0.5, 0.9])
+def test_the_remove_pair_of_a_gaussian_brackets_its_exact_profile(mu: float, rate: float) -> None:
+    # poisson_subsample(G_μ, p).remove = T((1 − p)P + pQ, P), P = N(0, 1), Q = N(μ, 1): its
+    # profile ∫ (dP − e^ε d((1 − p)P + pQ))₊ from the threshold test, the set x < x* with
+    # e^ε ((1 − p) + p e^{μx* − μ²/2}) = 1: δ(ε) = Φ(x*) − e^ε ((1 − p) Φ(x*) + p Φ(x* − μ)),
+    # 0 from the largest loss −log(1 − p) on; at 60 digits.
+    # Both ends of its brackets are bounds: the lower end was its conservative value before
+    # (its optimistic reading, _MixtureInverse._as_upper, did not exist), above the truth
+    # (μ = 4.186, p = 0.5: ε(1e-100) read 0.6931471805599472 at both ends, log 2 exactly).
+    import mpmath as mp
+
+    mp.mp.dps = 60
+    m, p = mp.mpf(mu), mp.mpf(rate)
+
+    def exact(e: Any) -> Any:
+        x = mp.exp(e)
+        c = (1 - x * (1 - p)) / (x * p)
+        if c <= 0:
+            return mp.mpf(0)
+        xs = (mp.log(c) + m * m / 2) / m
+        return mp.ncdf(xs) - x * ((1 - p) * mp.ncdf(xs) + p * mp.ncdf(xs - m))
+
+    r = fdp.poisson_subsample(fdp.Gaussian(mu), rate).remove
+    assert r._has_twin()
+    top = -math.log1p(-rate)
+    for e in (0.0, 0.01, 0.1, 0.5, 0.5 * top, top * (1 - 1e-9), top * (1 - 1e-15)):
+        truth = exact(mp.mpf(e))
+        lo, hi = r.delta_bracket(e)
+        assert mp.mpf(float(lo)) <= truth <= mp.mpf(float(hi)), (e, lo, hi, truth)
+    for d in (0.1, 1e-3, 1e-6, 1e-12, 1e-100):
+        if exact(mp.mpf(0)) <= d:
+            continue
+        a, b = mp.mpf(0), mp.mpf(top)  # (bisection on the exact profile)
+        for _ in range(230):
+            mid = (a + b) / 2
+            a, b = (mid, b) if exact(mid) > d else (a, mid)
+        lo, hi = r.epsilon_bracket(d)
+        assert mp.mpf(float(lo)) <= b and a <= mp.mpf(float(hi)), (d, lo, hi, a)
+
+
+def _mp_curve_at(pair: tuple[list[Any], list[Any]], alpha: Any) -> Any:
+    """T(P, Q)(α) of an exact pair, from its breakpoints (exact_sums.mp_breakpoints)."""
+    pts = sorted(set(mp_breakpoints(*pair)))
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:], strict=False):
+        if x0 <= alpha <= x1 and x1 > x0:
+            return y0 + (y1 - y0) * (alpha - x0) / (x1 - x0)
+    return pts[-1][1]
+
+
+def test_operations_on_a_curve_with_raised_equal_losses_stay_below_the_truth() -> None:
+    # helper-35: subsample of the Poisson add pair of an exact product at p = 1 − 2⁻⁴⁵ (a
+    # Mixture, bracketed through its tangent-line lower curve). That curve's segments, read
+    # on the lower side, share one raised loss over 15 segments (monotone fill); its mixture
+    # took the losses as the pair's and merged the equal ones (their masses summed: the chord
+    # above them), reading f 7.6e-4 above the exact value, above the bracket's upper curve.
+    # Equal losses now merge only where the outcomes are colinear. Exact references at 60
+    # digits from the definitions (exact_sums).
+    import mpmath as mp
+
+    mp.mp.dps = 60
+    pq = ([0.371536523929471, 0.12846347607052896, 0.5, 2.7755575615628914e-17],
+          [0.35572374645222327, 0.1442762535477767, 0.5, 2.7755575615628914e-17])
+    rate = 1.0 - 2.0**-45
+    joint = mp_joint([mp_pair(*pq)] * 2)
+    r = mp.mpf(rate)
+    add = ([x for x, _ in joint], [(1 - r) * x + r * y for x, y in joint])
+    ref = mp_subsampled_pair([add], 0.3)
+    h = fdp.subsample(fdp.poisson_subsample(fdp.compose(fdp.from_distributions(*pq), repeat=2),
+                                            rate).add, 0.3)
+    alphas = [0.8489959942052269, 0.1, 0.3, 0.5, 0.7, 0.9]
+    for a in alphas:
+        truth = _mp_curve_at(ref, mp.mpf(a))
+        assert mp.mpf(float(h.lower(a))) <= truth <= mp.mpf(float(h.upper(a))), (a, truth)
+        assert mp.mpf(float(h(a))) <= truth
+
+
+def test_equal_losses_merge_only_where_the_outcomes_are_colinear() -> None:
+    # from_masses with given losses: two outcomes at one loss but different q/p stay apart,
+    # in the convex order, so the curve is the pair's own, not the chord over the two
+    from fdp.tradeoff import PiecewiseLinear
+
+    p, q = np.array([0.2, 0.3, 0.5]), np.array([0.4, 0.4, 0.2])  # q/p: 2, 4/3, 0.4
+    f = PiecewiseLinear.from_masses(p, q, loss=np.array([0.7, 0.7, -0.9]))
+    exact = PiecewiseLinear.from_masses(p, q)  # (losses from the masses: LR order)
+    grid = np.linspace(0.0, 1.0, 101)
+    assert np.all(f(grid) <= exact(grid) + 1e-15)
+    assert f._masses[0].size == 3
+    g = PiecewiseLinear.from_masses(np.array([0.2, 0.3, 0.5]), np.array([0.4, 0.6, 0.0]),
+                                    loss=np.array([math.log(2.0), math.log(2.0), -np.inf]))
+    assert g._masses[0].size == 2  # (colinear: merged)
