@@ -369,7 +369,13 @@ def _pl_spec(curve: PiecewiseLinear, with_inverse: bool) -> dict[str, Any]:
         "loss": [float(x) for x in loss],
         "q_inf": float(curve._mass_qinf),
     }
-    if curve._loss_err is not None:  # (losses computed from masses: their rounding)
+    if curve._given_masses is None:  # (masses differenced from breakpoints: their losses
+        # carry this side's charge; the gap to the other side's reading, as _loss_errs reads
+        # it, lets a reloaded curve's inverse and optimistic reading lower them past the
+        # truth: reloaded, poisson_subsample(T(P, Q), 0.3).symmetric's inverse read ε 1e-14
+        # relative low, and lower ends of brackets sat above the truth; a helper's hunt)
+        spec["loss_err"] = [float(x) for x in curve._loss_errs()]
+    elif curve._loss_err is not None:  # (losses computed from masses: their rounding)
         spec["loss_err"] = [float(x) for x in curve._loss_err]
     if curve._mass_rtol:
         spec["mass_rtol"] = float(curve._mass_rtol)
@@ -379,7 +385,10 @@ def _pl_spec(curve: PiecewiseLinear, with_inverse: bool) -> dict[str, Any]:
         spec["twin_ok"] = False
         if curve._twin_build is not None:  # (its optimistic reading: the lower ends)
             spec["twin"] = _pl_spec(curve._twin_lower(), with_inverse=False)
-    if with_inverse and curve._inverse_build is not None:
+    if with_inverse and (curve._inverse_build is not None or (
+            not curve._twin_ok and curve._inverse_of is not None)):
+        # (a reloaded product has no builder but its inverse is linked: without this a second
+        # round trip read its inverse from the raised losses negated, ε 6.5e-16 relative low)
         spec["inverse"] = _pl_spec(curve.inverse(), with_inverse=False)
     return spec
 
@@ -412,15 +421,16 @@ def curve_from_spec(spec: dict[str, Any]) -> TradeOff:
     if fam == "Inverse":
         return curve_from_spec(spec["base"]).inverse()
     if fam == "PiecewiseLinear":
+        loss = np.array(spec["loss"], dtype=float)
+        err = np.array(spec["loss_err"], dtype=float) if "loss_err" in spec else None
+        # (the errors go in with the masses: from_masses merges outcomes of equal loss, and
+        # set afterwards they no longer matched and were dropped)
         out = PiecewiseLinear.from_masses(
             np.array(spec["p"], dtype=float), np.array(spec["q"], dtype=float),
-            q_inf=float(spec["q_inf"]), loss=np.array(spec["loss"], dtype=float),
+            q_inf=float(spec["q_inf"]), loss=loss,
             mass_rtol=float(spec.get("mass_rtol", 0.0)),
+            loss_err=err if err is not None and err.size == loss.size else None,
         )
-        if "loss_err" in spec:
-            err = np.array(spec["loss_err"], dtype=float)
-            if err.size == out._masses[2].size:
-                out._loss_err = err
         if "loss_bias" in spec:
             out._loss_bias = float(spec["loss_bias"])
         if spec.get("twin_ok") is False:

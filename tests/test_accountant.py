@@ -658,3 +658,40 @@ def test_fast_power_moves_the_mass_it_cuts_to_the_infinite_atom(cut: str) -> Non
         exact = truth(e)
         assert exact <= mp.mpf(curve.delta_bound(e)), (cut, e, curve.delta_bound(e), exact)
         assert exact <= mp.mpf(float(curve.delta(e))), (cut, e, curve.delta(e), exact)
+
+
+def test_checkpoints_keep_what_inverses_and_lower_ends_read() -> None:
+    # helper-35, against exact sums at 60 digits (exact_sums): (1) a product reloaded twice
+    # lost its inverse's masses (no builder after one round trip): its inverse read ε(1e-300)
+    # 6.5e-16 relative below log 16 and δ 0 for 2.3e-17; (2) a self-inverse curve differenced
+    # from breakpoints (poisson_subsample(...).symmetric) reloaded lost that, and its losses'
+    # charge: its inverse read ε 1e-14 relative low, its lower ends sat above the truth
+    import mpmath as mp
+    from exact_sums import mp_delta, mp_eps, mp_pair, mp_poisson_symmetric_pair
+
+    from fdp.accountant import curve_from_spec, curve_to_spec
+
+    def rt(c: Any) -> Any:
+        return curve_from_spec(json.loads(json.dumps(curve_to_spec(c))))
+
+    mp.mp.dps = 60
+    pq = ([0.5, 0.25, 0.25], [0.125, 0.375, 0.5])
+    twice = rt(rt(fdp.compose(fdp.from_distributions(*pq), repeat=2))).inverse()
+    pm, qm = mp_pair(*pq)
+    inv = [(qm, pm)] * 2  # T(Q, P) twice
+    for d in (1e-300, 1e-10, 1e-3):
+        assert mp_eps(inv, d) <= mp.mpf(float(twice.epsilon(d))), d
+    for e in (2.772588722239781, 1.0, 0.0):
+        assert mp_delta(inv, e) <= mp.mpf(float(twice.delta(e))), e
+    sym = fdp.poisson_subsample(fdp.from_distributions([0.5, 0.5], [0.25, 0.75]), 0.3).symmetric
+    ref = [mp_poisson_symmetric_pair([0.5, 0.5], [0.25, 0.75], 0.3)]
+    back = rt(sym)
+    for h in (back, back.inverse()):  # (symmetric: one profile)
+        for d in (1e-300, 1e-10, 1e-3, 0.1):
+            truth = mp_eps(ref, d)
+            lo, hi = h.epsilon_bracket(d)
+            assert mp.mpf(float(lo)) <= truth <= mp.mpf(float(hi)), (d, lo, hi, truth)
+        for e in (0.0, 0.1, 0.26236426446749, 0.2623642644674):
+            truth = mp_delta(ref, e)
+            lo, hi = h.delta_bracket(e)
+            assert mp.mpf(float(lo)) <= truth <= mp.mpf(float(hi)), (e, lo, hi, truth)
