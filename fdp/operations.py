@@ -600,7 +600,14 @@ def _profile_lower(f: TradeOff, n: int = 4001) -> PiecewiseLinear:
     x, y, yc = line_envelope(-np.exp(e), 1.0 - d, complements=d)
     yc = yc * (1.0 + 4.0 * UNIT_ROUNDOFF) + TINY  # d − s x: two roundings, charged down
     y = np.minimum(np.where(yc < 0.5, 1.0 - yc, y), 1.0 - x)
-    return PiecewiseLinear(x, y, beta_c=np.maximum(yc, x))
+    yc = np.maximum(yc, x)
+    # the envelope is convex; its computed intersections only up to rounding: its convex
+    # minorant (below them). A rounding-level kink left rising gave a segment of mass 5e-16
+    # whose loss, raised over the larger segments before it (monotone fill), made 15 of them
+    # share one loss 0.03 above theirs: compose(lo, lo) read 6.7e-3 above the exact product
+    # of the curve lo bounds (a helper's hunt)
+    idx = lower_hull_c(x, 1.0 - x, y, yc)
+    return PiecewiseLinear(x[idx], y[idx], beta_c=yc[idx])
 
 
 def _pl_bracket(f: TradeOff) -> tuple[PiecewiseLinear, PiecewiseLinear]:
