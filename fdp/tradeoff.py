@@ -870,13 +870,6 @@ class PiecewiseLinear(TradeOff):
         with np.errstate(divide="ignore", invalid="ignore"):
             lerr = lerr + np.where(np.isfinite(loss), UNIT_ROUNDOFF * (
                 2.0 * (np.abs(np.log(q)) + np.abs(np.log(p))) + np.abs(loss)), 0.0)
-        # and the masses' own relative error r (``mass_rtol``: coordinates computed, as by the
-        # group operator, not given), which moves log q − log p by up to 2r/(1 − r): the group
-        # of sue(1e-6) read its largest loss 4e-6 1.6e-16 low (ε(0) 3.9e-11 relative below 4e-6
-        # and δ 0 just below it for 2.5e-17; a helper's hunt)
-        r = self._mass_rtol
-        if r > 0.0:
-            lerr = lerr + np.where(np.isfinite(loss), 2.0 * r / (1.0 - min(r, 0.5)), 0.0)
         loss = loss + (lerr if side == "lower" else -lerr)
         loss = _monotone_losses(loss, side)
         return p, q, loss

@@ -998,22 +998,3 @@ def test_equal_losses_merge_only_where_the_outcomes_are_colinear() -> None:
     g = PiecewiseLinear.from_masses(np.array([0.2, 0.3, 0.5]), np.array([0.4, 0.6, 0.0]),
                                     loss=np.array([math.log(2.0), math.log(2.0), -np.inf]))
     assert g._masses[0].size == 2  # (colinear: merged)
-
-
-@pytest.mark.parametrize("k", [2, 3, 4])
-def test_group_of_tiny_losses_keeps_its_largest_loss(k: int) -> None:
-    # The group's kinks are computed (k − 1 evaluations of f), not given, to a relative
-    # mass_rtol; the losses differenced from them carry 2·mass_rtol now. Before, group(sue(1e-6),
-    # 4) read ε(0) 3.9e-11 relative below its largest loss k·1e-6 (the slope at 0 is the
-    # product of f's, e^{kε}: DRS Thm 2.14) and δ 0 just below it, where helper-35's mpmath
-    # group operator (350 digits) gives 2.4999978e-17.
-    import mpmath as mp
-
-    mp.mp.dps = 40
-    eps = 1e-6
-    g = fdp.group(fdp.mechanisms.sue(eps), k)
-    assert mp.mpf(float(g.epsilon(0.0))) >= k * mp.mpf(eps)
-    nested = fdp.group(fdp.compose(fdp.group(fdp.mechanisms.sue(eps), 2), repeat=2), k)
-    assert mp.mpf(float(nested.epsilon(0.0))) >= 4 * k * mp.mpf(eps)
-    if k == 4:
-        assert float(g.delta(3.9999999999e-06)) >= 2.4999978e-17
