@@ -630,6 +630,12 @@ def _group_pl(
     (0, 1) would lie above the curve); "upper" keeps that chord (it lies above the curve).
     """
     g = f
+    # the slope of f(1 − g(α)) is f'(1 − g(α))·(−g'(α)): each segment's loss is the sum of a
+    # loss of f and one of g, known better than differenced from the computed kinks (these are
+    # off by a few ulps each step: group(sue(1e-6), 4) read ε(0) 3.9e-11 relative below 4e-6);
+    # each segment remembers which two (bounds above and below: f's and g's own, summed and
+    # rounded outward)
+    f_up, f_lo = _segment_loss_bounds(f)
     for _ in range(k - 1):
         # kinks with their complements 1 − α (the preimages' from the inverse's complements)
         gi = g.inverse()
@@ -639,8 +645,17 @@ def _group_pl(
         xc = np.concatenate([g._ac, np.clip(pxc, 0.0, 1.0)])
         order = np.lexsort((-xc, x))  # equal α in float64 may still differ in 1 − α
         x, xc = x[order], xc[order]
+        # which segment of g and of f each point starts: the last kink of g, and the last
+        # preimage of a kink of f, at or before it (of equal points, the last one's)
+        lab_g = np.maximum.accumulate(
+            np.concatenate([np.arange(g._a.size), np.full(px.size, -1)])[order])
+        lab_f = np.maximum.accumulate(
+            np.concatenate([np.full(g._a.size, -1), np.arange(px.size)])[order])
         first = np.concatenate([[True], (x[1:] != x[:-1]) | (xc[1:] != xc[:-1])])
+        last = np.append(first[1:], True)
         x, xc = x[first], xc[first]
+        lab_g, lab_f = lab_g[last], lab_f[last]
+        pos = np.arange(x.size)  # (a segment between points not adjacent here spans several)
         # g_{k−1}(x) and 1 − g_{k−1}(x) at x given with its complement, then f at the point
         # 1 − g_{k−1}(x) whose complement is g_{k−1}(x): near α = 1 nothing is read from a
         # rounded α (a δ = 1e-300 atom moves the kinks there by 1e-300)
@@ -678,6 +693,7 @@ def _group_pl(
                 i = int(np.argmin(np.where(lost, y, np.inf)))
                 x, xc = np.append(0.0, x[keep]), np.append(1.0, xc[keep])
                 y, yc = np.append(y[i], y[keep]), np.append(yc[i], yc[keep])
+                pos = np.append(-2, pos[keep])
         else:
             # the exact value may be positive but below the float range (group(f_{10,0}, 100)
             # has β = e^{−1000} at its kink): the upper side keeps the first zero as the
@@ -689,30 +705,80 @@ def _group_pl(
                 y[i], yc[i] = TINY, 1.0
                 keep = ~zero
                 keep[i] = True
-                x, xc, y, yc = x[keep], xc[keep], y[keep], yc[keep]
+                x, xc, y, yc, pos = x[keep], xc[keep], y[keep], yc[keep], pos[keep]
         if not np.any(x == 0.0):
             x, xc = np.append(0.0, x), np.append(1.0, xc)
             y, yc = np.append(1.0, y), np.append(0.0, yc)
+            pos = np.append(-2, pos)
         if x[-1] < 1.0:
             x, xc = np.append(x, 1.0), np.append(xc, 0.0)
             y, yc = np.append(y, 0.0), np.append(yc, 1.0)
+            pos = np.append(pos, -2)
         # every x is a kink of the exact curve, which is convex: no hull is needed (a hull in
         # float64 would drop the kinks near α = 0, where 1 − β is below the rounding of β);
         # points that rounding left rising are dropped
         keep = np.concatenate([[True], np.where(y[:-1] > 0.5, -np.diff(yc), np.diff(y)) <= 0])
-        x, xc, y, yc = x[keep], xc[keep], y[keep], yc[keep]
+        x, xc, y, yc, pos = x[keep], xc[keep], y[keep], yc[keep], pos[keep]
         # the exact curve is convex, its computed kinks only up to rounding: both sides take
         # their convex minorant (from the complements where values cannot resolve them). On the
         # lower side it lies below the kinks; on the upper side it still lies above the exact
         # curve, which is a convex function below the kinks and so below their minorant
         idx = lower_hull_c(x, xc, y, yc)
-        x, xc, y, yc = x[idx], xc[idx], y[idx], yc[idx]
+        x, xc, y, yc, pos = x[idx], xc[idx], y[idx], yc[idx], pos[idx]
         # (on the guarantee side δ and ε charge the masses' rounding: each of the k − 1 steps
         # reads f and g within a few ulps, and the +∞ atom δ Σ e^{jε} of group(f_{ε,δ}, k) read
         # 1.9e-15 relative low at k = 10 to nearest; a helper's hunt against mpmath)
+        bounds = None
+        if side == "lower":
+            bounds = _summed_bounds(pos, lab_f, lab_g, (f_up, f_lo), _segment_loss_bounds(g))
         g = PiecewiseLinear(x, y, alpha_c=xc, beta_c=yc, kind=f.kind,
                             mass_rtol=64.0 * k * UNIT_ROUNDOFF if side == "lower" else 0.0)
+        if bounds is not None and g._a.size == x.size:
+            g._loss_bounds = bounds
     return g
+
+
+def _segment_loss_bounds(f: PiecewiseLinear) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds (above, below) on the losses of f's segments: its given masses' losses and
+    their recorded rounding where they are its segments one for one, else the losses
+    differenced from its breakpoints as each side reads them."""
+    up, lo = f._segments_on("lower")[2], f._segments_on("upper")[2]
+    if f._given_masses is not None and f._given_masses[2].size == up.size:
+        # (an exact product's losses are rounded up on purpose, by at most its _loss_bias:
+        # above the truth already, they are charged only their rounding below it)
+        loss, bias = f._given_masses[2], f._loss_bias
+        err = f._loss_errs() - bias
+        up = np.where(np.isfinite(loss), loss + err, loss)
+        lo = np.where(np.isfinite(loss), loss - err - bias, loss)
+    return up, lo
+
+
+def _summed_bounds(
+    pos: np.ndarray, lab_f: np.ndarray, lab_g: np.ndarray,
+    f_loss: tuple[np.ndarray, np.ndarray], g_loss: tuple[np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bounds (above, below) on the losses of the segments of f(1 − g(α)) between points at
+    merged positions ``pos`` (−2: added), each the sum of the losses of the segments of f and
+    g it lies on (``lab_f``, ``lab_g``, by merged position), rounded outward; NaN where a
+    segment joins points not adjacent in the merge (it spans several) or lies on no segment."""
+    n = pos.size - 1
+    up, lo = np.full(n, np.nan), np.full(n, np.nan)
+    i = pos[:-1]
+    ok = (i >= 0) & (pos[1:] == i + 1)
+    if not ok.any():
+        return up, lo
+    jf, jg = lab_f[i[ok]], lab_g[i[ok]]
+    inside = (jf >= 0) & (jf < f_loss[0].size) & (jg >= 0) & (jg < g_loss[0].size)
+    jf, jg = np.where(inside, jf, 0), np.where(inside, jg, 0)
+    with np.errstate(invalid="ignore"):
+        s_up = f_loss[0][jf] + g_loss[0][jg]
+        s_lo = f_loss[1][jf] + g_loss[1][jg]
+        # (a sum is correctly rounded: one ulp outward covers it; infinite sums stay)
+        s_up = np.where(np.isfinite(s_up), np.nextafter(s_up, np.inf), s_up)
+        s_lo = np.where(np.isfinite(s_lo), np.nextafter(s_lo, -np.inf), s_lo)
+    up[ok] = np.where(inside, s_up, np.nan)
+    lo[ok] = np.where(inside, s_lo, np.nan)
+    return up, lo
 
 
 def _as_bracket(f: TradeOff) -> Bracketed:

@@ -555,6 +555,12 @@ class PiecewiseLinear(TradeOff):
     #: but a curve derived from the masses that reads the losses the other way (a mixture's
     #: inverse, an optimistic reading) does, so :meth:`_loss_errs` includes it
     _loss_bias = 0.0
+    #: per-segment bounds (above, below) on the exact curve's losses where they are known
+    #: from elsewhere than the breakpoints (aligned with the segments; NaN where not known):
+    #: a group's losses are sums of its curve's losses (:func:`fdp.operations.group`), while
+    #: differenced from its computed kinks they are off by more than their charge. Each side
+    #: reads the breakpoints' loss moved past the bound, never towards the truth
+    _loss_bounds: tuple[np.ndarray, np.ndarray] | None = None
 
     def __init__(
         self,
@@ -871,6 +877,12 @@ class PiecewiseLinear(TradeOff):
             lerr = lerr + np.where(np.isfinite(loss), UNIT_ROUNDOFF * (
                 2.0 * (np.abs(np.log(q)) + np.abs(np.log(p))) + np.abs(loss)), 0.0)
         loss = loss + (lerr if side == "lower" else -lerr)
+        bounds = self._loss_bounds
+        if bounds is not None and bounds[0].size == loss.size:
+            # (NaN losses, massless segments, keep taking their predecessor's)
+            with np.errstate(invalid="ignore"):
+                moved = np.fmax(loss, bounds[0]) if side == "lower" else np.fmin(loss, bounds[1])
+            loss = np.where(np.isnan(loss), loss, moved)
         loss = _monotone_losses(loss, side)
         return p, q, loss
 
@@ -1158,6 +1170,7 @@ class PiecewiseLinear(TradeOff):
         )
         out._loss_err = self._loss_err  # (its losses read lowered by them: _profile_masses)
         out._loss_bias = self._loss_bias
+        out._loss_bounds = self._loss_bounds
         out.__dict__["_reading_of"] = self  # (operations on a twin start from what it reads)
         return out
 
@@ -1243,14 +1256,30 @@ class PiecewiseLinear(TradeOff):
             # the mirror's breakpoints, the mirror is the inverse. (symmetrize(Mixture(L_30,
             # 0.1)): 574 of 3,792 breakpoints lost next to the kink of slope −1, the inverse
             # 1.5e-12 above f_p⁻¹ and the symmetrized lower curve 8e-13 above the truth.)
-            a, ac, b, bc = self._swapped()
-            mirror = PiecewiseLinear(a, b, alpha_c=ac, beta_c=bc, kind=self.kind)
+            mirror = self._mirror()
+            a, b = mirror._a, mirror._b
             got = out._eval(np.clip(a, 0.0, 1.0))
             if np.any(got > b * (1.0 + 16.0 * _U) + 1e-300):
                 return mirror
             return out
+        return self._mirror()
+
+    def _mirror(self) -> PiecewiseLinear:
+        """The inverse from the swapped breakpoints, with this curve's loss bounds negated
+        (T(P, Q)⁻¹ = T(Q, P): segment losses negated, in reverse order)."""
         a, ac, b, bc = self._swapped()
-        return PiecewiseLinear(a, b, alpha_c=ac, beta_c=bc, kind=self.kind)
+        out = PiecewiseLinear(a, b, alpha_c=ac, beta_c=bc, kind=self.kind)
+        bounds = self._loss_bounds
+        if bounds is not None and bounds[0].size == self._a.size - 1:
+            # (_swapped drops the leading points of α = 0 but the last, appends (1, 0) where
+            # f(0) < 1: the segments between the dropped points go, the appended one is unknown)
+            drop = int(np.count_nonzero(self._b == 0.0)) - 1 if self._b[-1] == 0.0 else 0
+            up, lo = -bounds[1][::-1][max(drop, 0):], -bounds[0][::-1][max(drop, 0):]
+            extra = out._a.size - 1 - up.size
+            if extra in (0, 1):
+                nan = np.full(extra, np.nan)
+                out._loss_bounds = (np.append(up, nan), np.append(lo, nan))
+        return out
 
     def _swapped(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The inverse's breakpoints (α, 1 − α, β, 1 − β): these swapped, pointwise exact."""

@@ -103,3 +103,39 @@ def mp_subsampled_pair(steps: list[tuple[list[Any], list[Any]]], rate: Any) -> t
     m = [(1 - r) * x + r * y for x, y in joint]
     bp = mp_breakpoints(a, m)
     return mp_hull_pair(bp + [(y, x) for x, y in bp])
+
+
+def _mp_pl_eval(pts: list[tuple[Any, Any]], x: Any) -> Any:
+    """A convex piecewise-linear curve through ``pts`` (α increasing) at α = x."""
+    if x <= pts[0][0]:
+        return min(b for a, b in pts if a == pts[0][0])
+    for (a0, b0), (a1, b1) in zip(pts[:-1], pts[1:], strict=True):
+        if a0 <= x <= a1 and a1 > a0:
+            return b0 + (x - a0) * (b1 - b0) / (a1 - a0)
+    return pts[-1][1]
+
+
+def _mp_pl_solve(pts: list[tuple[Any, Any]], y: Any) -> Any:
+    """The least α at which the non-increasing curve through ``pts`` reaches y."""
+    if y >= _mp_pl_eval(pts, pts[0][0]):
+        return pts[0][0]
+    for (a0, b0), (a1, b1) in zip(pts[:-1], pts[1:], strict=True):
+        if b0 >= y >= b1 and b0 > b1:
+            return a0 + (b0 - y) * (a1 - a0) / (b0 - b1)
+    return pts[-1][0]
+
+
+def mp_group_points(pts: list[tuple[Any, Any]], k: int) -> list[tuple[Any, Any]]:
+    """Breakpoints of the group curve 1 − (1 − f)^{∘k} (DRS Thm 2.14) of the piecewise-linear
+    f through ``pts``, exactly: g_{j+1}(α) = f(1 − g_j(α)), whose kinks are g_j's and the
+    points where 1 − g_j meets a kink of f."""
+    g = pts
+    for _ in range(k - 1):
+        xs = {a for a, _ in g} | {_mp_pl_solve(g, 1 - a) for a, _ in pts}
+        g = [(x, _mp_pl_eval(pts, 1 - _mp_pl_eval(g, x))) for x in sorted(xs)]
+    return g
+
+
+def mp_points_delta(pts: list[tuple[Any, Any]], eps: Any) -> Any:
+    """δ(ε) = max over breakpoints of 1 − β − e^ε α (and 0) of a convex curve (theory §3)."""
+    return max([mp.mpf(0)] + [1 - b - mp.exp(eps) * a for a, b in pts])

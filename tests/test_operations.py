@@ -12,9 +12,11 @@ from exact_sums import (
     mp_breakpoints,
     mp_delta,
     mp_eps,
+    mp_group_points,
     mp_hull_pair,
     mp_joint,
     mp_pair,
+    mp_points_delta,
     mp_poisson_symmetric_pair,
     mp_subsampled_pair,
 )
@@ -998,3 +1000,85 @@ def test_equal_losses_merge_only_where_the_outcomes_are_colinear() -> None:
     g = PiecewiseLinear.from_masses(np.array([0.2, 0.3, 0.5]), np.array([0.4, 0.6, 0.0]),
                                     loss=np.array([math.log(2.0), math.log(2.0), -np.inf]))
     assert g._masses[0].size == 2  # (colinear: merged)
+
+
+def _mp_sue_points(eps: float) -> list[tuple[Any, Any]]:
+    """SUE's exact breakpoints: f_{ε/2,0} ⊗ f_{ε/2,0} (two bits, each kept with probability
+    e^{ε/2}/(1 + e^{ε/2}))."""
+    import mpmath as mp
+
+    p = mp.exp(mp.mpf(eps) / 2) / (1 + mp.exp(mp.mpf(eps) / 2))
+    bit = ([p, 1 - p], [1 - p, p])
+    joint = mp_joint([bit, bit])
+    return sorted(set(mp_breakpoints([x for x, _ in joint], [y for _, y in joint])))
+
+
+@pytest.mark.parametrize("eps", [1e-6, 3e-7, 1e-8, 1e-4, 0.3])
+@pytest.mark.parametrize("k", [2, 4, 7])
+def test_group_of_tiny_losses_reads_no_less_than_the_exact_group(eps: float, k: int) -> None:
+    # helper-35: group(sue(1e-6), 4).epsilon(0) read 3.999999999842484e-06 for the exact
+    # 4e-6 (the top loss of the group is k times f's, DRS Thm 2.14: its slope at 0 is a product
+    # of slopes), and δ(3.9999999999e-06) read 0 for 2.5e-17: losses differenced from kinks
+    # computed k − 1 times were off by more than their charge. The group now bounds each
+    # segment's loss by the sum of f's and the previous step's. References: the group
+    # operator on SUE's exact breakpoints in mpmath at 60 digits (exact_sums), not fdp.
+    import mpmath as mp
+
+    mp.mp.dps = 60
+    f = fdp.mechanisms.sue(eps)
+    ref = mp_group_points(_mp_sue_points(eps), k)
+    # (SUE is symmetric, so is its group: the inverse reads the same truth)
+    for g in (group(f, k), group(f, k).inverse()):
+        top = float(g.epsilon(0.0))
+        assert mp.mpf(top) >= k * mp.mpf(eps), (top, k * eps)
+        assert top <= k * eps + 1e-13  # (charged: ulps of the masses, read as losses)
+        for t in (1e-12, 1e-10, 1e-8, 1e-4, 0.3, 0.9, 1.5):
+            e = k * eps * (1 - t)
+            truth = mp_points_delta(ref, mp.mpf(e))
+            got = float(g.delta(e))
+            assert mp.mpf(got) >= truth, (e, got, truth)
+            assert got <= float(truth) * (1 + 1e-6) + 1e-14
+        for d in (1e-3, 1e-9, 1e-15):
+            got = float(g.epsilon(d))
+            assert mp_points_delta(ref, mp.mpf(got)) <= d, (d, got)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    w=st.lists(st.integers(1, 2**20), min_size=2, max_size=4),
+    tilt=st.lists(st.integers(-40, 40), min_size=2, max_size=4),
+    shift=st.integers(20, 44),
+    k=st.integers(2, 5),
+)
+def test_group_of_dyadic_pairs_stays_on_the_safe_side(
+    w: list[int], tilt: list[int], shift: int, k: int
+) -> None:
+    # pairs whose float masses are exact (dyadic, each side summing to 1 exactly) with losses
+    # from 1e-13 up: the group operator on their exact breakpoints in mpmath is the truth
+    import mpmath as mp
+
+    mp.mp.dps = 60
+    n = min(len(w), len(tilt))
+    w, tilt = w[:n], tilt[:n]
+    tot = sum(w)
+    scale = 2.0 ** -int(math.ceil(math.log2(tot)))
+    p = [x * scale for x in w]
+    p[-1] += 1.0 - sum(p)  # (exact: dyadic)
+    d = [t * 2.0**-shift for t in tilt]
+    d[-1] -= sum(d)
+    q = [a + b for a, b in zip(p, d, strict=True)]
+    if min(q) <= 0 or min(p) <= 0 or sum(q) != 1.0 or sum(p) != 1.0:
+        return
+    f = fdp.from_distributions(p, q)
+    pm, qm = [mp.mpf(x) for x in p], [mp.mpf(x) for x in q]
+    pts = sorted(set(mp_breakpoints(pm, qm)))
+    ref = mp_group_points(pts, k)
+    ref_inv = mp_group_points(sorted(set(mp_breakpoints(qm, pm))), k)
+    g = group(f, k)
+    for cur, truth_pts in ((g, ref), (g.inverse(), ref_inv)):
+        top = max(mp.log((1 - b1 - (1 - b0)) / (a1 - a0)) if a1 > a0 else mp.mpf(0)
+                  for (a0, b0), (a1, b1) in zip(truth_pts[:-1], truth_pts[1:], strict=True))
+        assert mp.mpf(float(cur.epsilon(0.0))) >= top
+        for t in (1e-10, 1e-6, 0.5):
+            e = float(top) * (1 - t)
+            assert mp.mpf(float(cur.delta(e))) >= mp_points_delta(truth_pts, mp.mpf(e)), (e, t)
