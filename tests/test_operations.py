@@ -1082,3 +1082,33 @@ def test_group_of_dyadic_pairs_stays_on_the_safe_side(
         for t in (1e-10, 1e-6, 0.5):
             e = float(top) * (1 - t)
             assert mp.mpf(float(cur.delta(e))) >= mp_points_delta(truth_pts, mp.mpf(e)), (e, t)
+
+
+def test_symmetrized_mixture_inverse_delta_bracket_holds_the_truth_near_its_top_loss() -> None:
+    # helper-36: the upper curve of a Mixture's inverse is its chords (to_piecewise) through
+    # values read "rounded up", but Inverse read them as its bisection's lower end: up to
+    # 1.5e-15 below the curve, so symmetrize(...).delta_bracket(6.487e-5) had lower end 1.5e-15
+    # above the exact 4.3e-21 (and above its own upper end). References: the exact pairs in
+    # mpmath (T(P, (1 − r)P + rQ) twice, inverted: T(Q₂, P); symmetrize's δ is the larger of
+    # the pair's and its inverse's).
+    import mpmath as mp
+
+    mp.mp.dps = 80
+    r = mp.mpf(0.01)
+    p = mp.exp(mp.mpf(0.5)) / (1 + mp.exp(mp.mpf(0.5)))
+    pm, qm = [p, 1 - p], [1 - p, p]
+    q1 = [(1 - r) * a + r * b for a, b in zip(pm, qm, strict=True)]
+    q2 = [(1 - r) * a + r * b for a, b in zip(pm, q1, strict=True)]
+    g = fdp.poisson_subsample(fdp.poisson_subsample(
+        fdp.mechanisms.randomized_response(0.5, 2), 0.01).add, 0.01).add.inverse()
+    s = fdp.symmetrize(g)
+    top = max(mp.log(b / a) for a, b in zip(q2, pm, strict=True))
+    grid = [float(top) * (1 + k * 1e-12) for k in range(-1000, 1001, 100)]
+    for e in [*np.linspace(0.0, 6.4e-5, 9), 6.487002296457555e-05, *grid]:
+        truth = max(mp_delta([(q2, pm)], mp.mpf(e)), mp_delta([(pm, q2)], mp.mpf(e)))
+        lo, hi = s.delta_bracket(e)
+        assert mp.mpf(float(lo)) <= truth <= mp.mpf(float(hi)), (e, lo, hi, truth)
+    # the chords' points lie on or above the exact curve T(Q₂, P)
+    hi_curve = g.to_piecewise()
+    for a, b in zip(hi_curve._a[::37], hi_curve._b[::37], strict=True):
+        assert mp.mpf(float(b)) >= _mp_curve_at((q2, pm), mp.mpf(float(a))), a
