@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ._checks import as_array, check_int
-from ._numerics import TINY, UNIT_ROUNDOFF, add_down, add_up, lower_hull, merged_loss_err
+from ._numerics import (
+    TINY,
+    UNIT_ROUNDOFF,
+    add_down,
+    add_up,
+    lower_hull,
+    merged_loss_err,
+    sum_up,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import matplotlib.axes
@@ -726,7 +734,9 @@ class PiecewiseLinear(TradeOff):
             if loss_err is not None:
                 err = np.where(np.isfinite(loss), np.asarray(loss_err, dtype=float).ravel(), 0.0)
         # +∞ losses (P-mass 0) join the Q-atom; empty outcomes are dropped
-        q_inf = float(q_inf + q[q_only].sum())
+        # (rounded up: to nearest, 0.5 + 4.9e-17 was 0.5, and from_distributions read
+        # ε(0.5) = 1.52 where δ(ε) > 0.5 at every ε, so the truth is ∞; a helper's hunt)
+        q_inf = sum_up([float(q_inf), *q[q_only].tolist()]) if q_only.any() else float(q_inf)
         keep = ~q_only & ((p > 0) | (q > 0))
         p, q, loss = p[keep], q[keep], loss[keep]
         order = np.argsort(-loss, kind="stable")

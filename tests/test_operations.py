@@ -1142,3 +1142,24 @@ def test_group_of_olh_and_its_inverse_stay_below_the_exact_group(eps: float, k: 
         for a in grid:
             truth = _mp_pl_eval(pts, mp.mpf(float(a))) + mp.mpf(10) ** -45  # (mp's rounding)
             assert mp.mpf(float(cur(a))) <= truth, (a, float(cur(a)), truth)
+
+
+def test_q_only_masses_gather_into_the_atom_rounded_up() -> None:
+    # a hunt (seed 200267): Q-only outcomes 0.5 and 4.9e-17 made a +∞ atom of 0.5 to nearest;
+    # δ(ε) exceeds 1/2 at every ε, so ε(1/2) is ∞, but fdp read 1.52 and f(0) = 0.5 above the
+    # exact 1 − 0.5 − 4.9e-17. Reference: the normalized pair in mpmath (exact_sums).
+    import mpmath as mp
+
+    mp.mp.dps = 50
+    p = [0.30078125, 0.01953125, 0.4091796875, 0.2705078125, 0.0, 0.0]
+    q = [0.16832669322709162, 0.0896414342629482, 0.02589641434262948, 0.21613545816733065,
+         0.5, 4.85722573273506e-17]
+    pm, qm = mp_pair(p, q)
+    atom = mp.fsum(b for a, b in zip(pm, qm, strict=True) if a == 0)
+    assert atom > mp.mpf(0.5)
+    f = fdp.from_distributions(p, q)
+    assert f.epsilon(0.5) == math.inf
+    assert mp.mpf(float(f(0.0))) <= 1 - atom
+    for e in (2.0, 10.0, 1e3):
+        assert mp.mpf(float(f.delta(e))) >= mp_delta([(pm, qm)], mp.mpf(e))
+
