@@ -188,7 +188,10 @@ class TradeOff:
         """β = f(α), vectorized over α ∈ [0, 1]."""
         a = _as_alpha(alpha)
         out = np.clip(np.asarray(self._eval(np.atleast_1d(a)), dtype=float), 0.0, None)
-        out = np.minimum(out, 1.0 - np.atleast_1d(a))
+        # (an optimistic reading, an upper curve's or a bracket's upper side, caps at 1 − α
+        # rounded up)
+        up = getattr(self, "_side", "") == "upper" or getattr(self, "_optimistic", False)
+        out = np.minimum(out, _one_minus(np.atleast_1d(a), up))
         return _scalar_or_array(out.reshape(a.shape), a)
 
     def _eval(self, alpha: np.ndarray) -> np.ndarray:  # pragma: no cover - abstract
@@ -240,8 +243,7 @@ class TradeOff:
         # f(α) = 1 − α(1 + 1e-8) (p G_μ + (1 − p) Id, tiny p), and the chord from (0, 1) read
         # δ(1e-5) = 2.7e-17 for a true 1e-2489 (1 − cap is exact for α < 1/2, and 1 − α for
         # α ≥ 1/2, by Sterbenz's lemma)
-        cap = 1.0 - a
-        cap = np.where((a < 0.5) & (1.0 - cap > a), np.nextafter(cap, 2.0), cap)
+        cap = _one_minus(a, True)
         b = np.minimum(b * (1.0 + 8.0 * _U) + TINY, cap)  # (f(0) too: C_p(G_1) read 1 − 9e-16)
         # the chords: the lower hull of the points and (1, 0) (from_points would cap β at
         # 1 − α to nearest again)
@@ -1042,7 +1044,7 @@ class PiecewiseLinear(TradeOff):
     # ---- TradeOff interface --------------------------------------------------------------
     def _eval(self, alpha: np.ndarray) -> np.ndarray:
         alpha = np.asarray(alpha, dtype=float)
-        return self._eval_pair(alpha, 1.0 - alpha)[0]
+        return self._eval_pair(alpha, _one_minus(alpha, self._side == "upper"))[0]
 
     def _eval_pair(
         self, alpha: np.ndarray, alpha_c: np.ndarray, rounding: str | None = None
@@ -1129,7 +1131,7 @@ class PiecewiseLinear(TradeOff):
 
     def _eval_up(self, alpha: np.ndarray) -> np.ndarray:
         alpha = np.asarray(alpha, dtype=float)
-        return self._eval_pair(alpha, 1.0 - alpha, "up")[0]
+        return self._eval_pair(alpha, _one_minus(alpha, True), "up")[0]
 
     #: builds this curve's optimistic twin where its own masses cannot give one (see
     #: ``_twin_ok``; :func:`fdp.composition._exact_product`)
@@ -1239,11 +1241,25 @@ class PiecewiseLinear(TradeOff):
                 # differenced masses: their losses' rounding is charged the other way, so that
                 # negated it lands on this curve's side
                 p, q, loss = self._segments_on("upper" if self._side == "lower" else "lower")
+                o_loss = self._segments_on(self._side)[2]
                 keep = (p > 0) | (q > 0)
-                p, q, loss = p[keep], q[keep], loss[keep]
+                p, q, loss, o_loss = p[keep], q[keep], loss[keep], o_loss[keep]
+                # the truth lies between the two sides' readings: given as their midpoint with
+                # half their gap as its rounding bound, each side reads its own (the charge
+                # baked into the losses was invisible to the optimistic reading, _as_upper,
+                # and to curves derived from the masses: the upper end of
+                # poisson_subsample(poisson_subsample(group(from_eps_delta([1], [.1]), 2),
+                # 1 − 2.8e-14).add, 1).symmetric read δ(2) 3.4e-13 relative above the truth)
+                fin = np.isfinite(loss) & np.isfinite(o_loss)
+                lf, of = np.where(fin, loss, 0.0), np.where(fin, o_loss, 0.0)
+                mid = 0.5 * lf + 0.5 * of
+                d_err = np.where(fin, np.maximum(np.abs(lf - mid), np.abs(of - mid))
+                                 + 2.0 * _U * (np.abs(lf) + np.abs(of)), 0.0)
+                loss = np.where(fin, mid, loss)
             (pp, qq, ll), q_inf = _swap_masses(p, q, loss, atom)
             out = PiecewiseLinear.from_masses(
                 pp, qq, q_inf=q_inf, loss=ll, kind=self.kind, mass_rtol=self._mass_rtol,
+                loss_err=None if given else np.append(d_err[~np.isneginf(loss)][::-1], 0.0),
             )
             if given:  # (an exact atom at either end is the inverse's exact atom at the other)
                 out._exact_atom, out._exact_neg_atom = self._exact_neg_atom, self._exact_atom
@@ -1305,7 +1321,11 @@ class PiecewiseLinear(TradeOff):
         if zeros.size > 1:
             drop = zeros[:-1]
             a, ac, b, bc = (np.delete(x, drop) for x in (a, ac, b, bc))
-        if a[-1] < 1.0:  # f(0) < 1: the inverse is 0 on [f(0), 1]
+        # f(0) < 1: the inverse is 0 on [f(0), 1]. Read from the complement too: an atom
+        # 1 − f(0) below an ulp of 1 leaves a[-1] = 1.0, and the segment it spans (a P-mass
+        # at loss −∞) was lost to the inverse's masses (a mixture of it dropped the atom's
+        # (1 − p) share: poisson_subsample(·).remove read δ(10) = 0 for 9.5e-19)
+        if a[-1] < 1.0 or ac[-1] > 0.0:
             a, ac = np.append(a, 1.0), np.append(ac, 0.0)
             b, bc = np.append(b, 0.0), np.append(bc, 1.0)
         return a, ac, b, bc
@@ -1451,6 +1471,17 @@ def _swap_masses(
     out = (np.append(q[~neg][::-1], atom), np.append(p[~neg][::-1], 0.0),
            np.append(-loss[~neg][::-1], -np.inf))
     return out, float(p[neg].sum())
+
+
+def _one_minus(alpha: np.ndarray, up: bool) -> np.ndarray:
+    """1 − α, rounded up where ``up`` (the cap f ≤ 1 − α of an optimistic reading: to nearest,
+    1 − 0.3 is 5.6e-17 below the exact 1 − 0.3, and upper curves equal to 1 − α read below
+    it; hunts, seeds 101023, 200031), else to nearest. 1 − α is exact for α ≥ 1/2 (Sterbenz's
+    lemma); below, fl(1 − α) is short of it exactly where 1 − fl(1 − α) (exact) exceeds α."""
+    c = 1.0 - alpha
+    if not up:
+        return c
+    return np.where((alpha < 0.5) & (1.0 - c > alpha), np.nextafter(c, 2.0), c)
 
 
 def _monotone_losses(loss: np.ndarray, side: str = "lower") -> np.ndarray:

@@ -1163,3 +1163,78 @@ def test_q_only_masses_gather_into_the_atom_rounded_up() -> None:
     for e in (2.0, 10.0, 1e3):
         assert mp.mpf(float(f.delta(e))) >= mp_delta([(pm, qm)], mp.mpf(e))
 
+
+
+@pytest.mark.parametrize("alpha", [0.3, 0.1, 1e-17, 0.7, 0.123456789, 0.49999999999999994])
+def test_optimistic_readings_of_curves_equal_to_one_minus_alpha_are_not_below_it(
+    alpha: float,
+) -> None:
+    # hunts (seeds 101023, 101518, 200013, 200031, 200210): upper curves equal to 1 − α read
+    # 1 − 0.3 to nearest, 0.7 − 5.6e-17 below the exact 1 − 0.3 (the cap f ≤ 1 − α rounded to
+    # nearest). Curves of the identity pair (the truth is exactly 1 − α); exact rationals.
+    from fractions import Fraction
+
+    ident = fdp.EpsDelta(0.0, 0.0)
+    curves = [
+        fdp.compose(fdp.poisson_subsample(ident, 0.5).add, repeat=2),
+        fdp.subsample(fdp.poisson_subsample(fdp.mechanisms.blh(0.0), 0.01).add, 1 - 2**-30),
+        fdp.poisson_subsample(fdp.group(fdp.poisson_subsample(ident, 0.9).add, 3), 0.5).add,
+    ]
+    truth = 1 - Fraction(alpha)
+    for c in curves:
+        assert Fraction(float(c.upper(alpha))) >= truth, c
+        assert Fraction(float(c.lower(alpha))) <= truth, c
+        assert Fraction(float(c(alpha))) <= truth, c
+
+
+def test_hunt_200229_200300_200177_against_exact_pairs() -> None:
+    # helper-39's triage of a hunt (seeds 200229, 200300, 200177), references at 80 digits
+    # from the definitions (exact_sums).
+    import mpmath as mp
+
+    mp.mp.dps = 80
+
+    def delta(pair: tuple[list[Any], list[Any]], e: float) -> Any:
+        x = mp.exp(mp.mpf(e))
+        return mp.fsum(max(q - x * p, 0) for p, q in zip(*pair, strict=True))
+
+    # 200229: the inverse of a curve whose +∞ atom (9.5e-19) is below an ulp of 1 lost the
+    # atom's segment (_swapped read a[-1] = 1.0, not its complement): the remove pair of its
+    # mixture read δ(10) = 0 for 9.5e-19 and ε(1e-300) = 7.53 for 20.79
+    p = [0.37890625, 0.5185546875, 9.5367431640625e-07, 0.0512690544128418, 0.0512690544128418]
+    q = [0.2603150787696924, 0.23968492123030757, 0.0, 0.5, 2.7755575615628914e-17]
+    r1, r2 = 1e-12, 0.9999999990686774
+    h = fdp.poisson_subsample(fdp.poisson_subsample(fdp.poisson_subsample(
+        fdp.from_distributions(p, q), 1.0).symmetric, r1).add, r2).remove
+    pm, qm = mp_poisson_symmetric_pair(p, q, 1.0)
+    add = (pm, [(1 - mp.mpf(r1)) * a + mp.mpf(r1) * b for a, b in zip(pm, qm, strict=True)])
+    rem = ([(1 - mp.mpf(r2)) * b + mp.mpf(r2) * a for a, b in zip(*add, strict=True)], add[1])
+    for e in (10.0, 20.0):
+        assert mp.mpf(float(h.delta(e))) >= delta(rem, e), e
+    top = max(mp.log(b / a) for a, b in zip(*rem, strict=True) if a > 0 and b > 0)
+    assert mp.mpf(float(h.epsilon(1e-300))) >= top
+    # 200300: the inverse built from differenced masses stored the lower side's charged losses
+    # with no record of the charge, so optimistic readings of curves derived from it could not
+    # take it off: a δ bracket's lower end 3.4e-13 relative above the truth
+    f = fdp.group(fdp.from_eps_delta([1.0], [0.1]), 2)
+    r = 0.9999999999999716
+    h = fdp.poisson_subsample(fdp.poisson_subsample(f, r).add, 1.0).symmetric
+    d, e1 = mp.mpf(0.1), mp.mpf(1)
+    x = (1 - d) / (1 + mp.exp(e1))
+    pts = [(mp.mpf(0), 1 - d), (x, x), (1 - d, mp.mpf(0)), (mp.mpf(1), mp.mpf(0))]
+    gp, gq = mp_hull_pair(mp_group_points(pts, 2))
+    a_pair = (gp, [(1 - mp.mpf(r)) * a + mp.mpf(r) * b for a, b in zip(gp, gq, strict=True)])
+    for e in (1.9999999979999754, 1.9999999999999751, 2.0):
+        t = max(delta(a_pair, e), delta((a_pair[1], a_pair[0]), e))
+        lo, hi = h.delta_bracket(e)
+        assert mp.mpf(float(lo)) <= t <= mp.mpf(float(hi)), (e, lo, hi, t)
+    # 200177: the symmetrized +∞ atom exceeds the δ asked, so ε is ∞ (read 71.02 before the
+    # mirror kept its mass_rtol, e975318)
+    p = [0.07659971975712283, 0.19990658570761324, 0.22349369453526388, 7.888609052210118e-31,
+         0.5, 4.163336342344258e-17]
+    q = [0.2099609375, 0.3740234375, 0.1962890625, 0.0, 0.10986328125, 0.10986328125]
+    g = mp_group_points(mp_breakpoints(*mp_pair(p, q)), 2)
+    atom = mp_hull_pair(g + [(b, a) for a, b in g])[1][0]
+    dq = 4.379054536093528e-30
+    assert atom > dq
+    assert fdp.symmetrize(fdp.group(fdp.from_distributions(p, q), 2)).epsilon(dq) == math.inf
