@@ -31,6 +31,9 @@ by composing: no per-step error accumulates beyond the per-curve ones.
    nothing. Q-mass below the grid is dropped; Q-mass above it and above loss 700 (where P-masses
    underflow) is placed at its bin's left end (lower losses lower δ at every ε), counted as a
    lump at the last interpolated point while the chords are built.
+   The split and the charges read the same computed offsets, whose rounding is absolute (near
+   loss 0 most of the offset): they are exact for the masses moved up by at most d_i, so the
+   upper curve reads its losses lower by Σ n_i d_i (:func:`_optimistic`).
    Where rounding leaves a mass negative it is set to 0, which raises δ_μ̃ by at most
    s_j 1[ε < ℓ_j] (a mass at ℓ only moves δ below ℓ): these *slack charges* are kept with their
    losses. In a composition they lift δ by at most Σ_i Σ_j s_j Q[S_{−i} > ε − ℓ_j], with S_{−i}
@@ -268,6 +271,7 @@ DEEP = _Mode(k_sd=11.3, window_tail=WINDOW_TAIL, tilt_levels=(1e-12, 1e-28), tai
 def _bin_offsets(
     p: np.ndarray, q: np.ndarray, left: np.ndarray, h: float | np.ndarray, rnd: int = 0,
     loss: tuple[np.ndarray | None, np.ndarray | None] = (None, None),
+    err: list[float] | None = None,
 ) -> np.ndarray:
     """u = log(q/p) − left, clipped to [0, h]: each bin's loss above its left grid point.
 
@@ -289,6 +293,10 @@ def _bin_offsets(
     NaN) the bin's loss bounds replace log(q/p), whose P-mass is too small to carry it: the
     upper bound for ``rnd`` = +1, the lower one otherwise (rnd = 0 is the optimistic sides'
     reading, and a lower loss only lowers δ), each less or more by the subtraction's ulps.
+
+    ``err`` (a list): appends a bound on that rounding allowance over all bins (the largest
+    |log q|, |log p| and |left| in it), so on how far any u may exceed its exact offset. It is
+    absolute, not relative to u: near loss 0 (q ≈ p) it is most of u.
     """
     with np.errstate(divide="ignore", invalid="ignore"):
         lq, lp = np.log(q), np.log(p)
@@ -307,6 +315,12 @@ def _bin_offsets(
     # in the coupled kernel: compose(G_1000, EpsDelta(0.01), repeat=300)'s certified lower end
     # of ε(1e-3) read 7.1 above the truth (4.7e-8 relative)
     u = np.where(p > 0, u, h if rnd > 0 else 0.0)
+    if err is not None:  # (log q, log p ≤ 0 but for rounding: both ends of each)
+        big = [float(np.max(np.abs([np.min(x, where=y > 0, initial=0.0),
+                                    np.max(x, where=y > 0, initial=0.0)])))
+               for x, y in ((lq, q), (lp, p))]
+        err.append(UNIT_ROUNDOFF * (32.0 * (big[0] + big[1] + float(np.max(np.abs(left))))
+                                    + 256.0))
     lam = loss[1] if rnd > 0 else loss[0]
     if lam is not None:
         lam = np.broadcast_to(lam, u.shape)
@@ -435,24 +449,34 @@ def _sub_bins(sub: LossBins, subs: int, edges: np.ndarray) -> tuple[
 def _optimistic(
     lb: LossBins, ps: np.ndarray, qs: np.ndarray, edges: np.ndarray,
     lo_s: np.ndarray | None = None,
-) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
-    """A nonnegative grid measure μ̃ with δ_μ̃ ≤ δ everywhere (step 2 of the module docstring).
+) -> tuple[np.ndarray, float, np.ndarray, np.ndarray, float]:
+    """A nonnegative grid measure μ̃ with δ_μ̃(ε) ≤ δ(ε − d) everywhere (step 2 of the module
+    docstring; d below).
 
     ``lb`` holds the grid bins, ``ps``, ``qs`` (shape (M, 4) or (M, 2), :func:`_sub_edges`) their
     sub-bin masses, ``lo_s`` their lower loss bounds where given (:func:`_sub_bins`).
-    Rounding: the split (w_in) and the charges read each offset as computed; no proof covers
-    that rounding (≲ 300u of an offset), which is left to the 1e-9 relative margin on the
-    charges below. Each was tried rounded the safe way, and each cost more than it bought: a
-    charge rounded up gives an atom on a grid point (true charge 0) a charge of its rounding
-    allowance, which at an end of the support (no room) is clamped into slack whose rounds
-    cost Laplace(0.1)^1000 10 % (A rounded up) to 50 % (B rounded down) more time; w_in rounded
-    down leaves the interpolant a rounding below δ at grid points where the convex minorant
-    needs it exact, and a Poisson step's (p = 0.0043, h = 0.105) optimistic δ(−0.10) fell from
-    the exact 0.098 to 0.033. Returns the
+    Rounding: the split (w_in) and the charges read each sub-bin's offset as computed, the same
+    value for both, so that they are exact (to relative rounding, left to the 1e-9 relative
+    margin on the charges below) for the measure μ' with each sub-bin's Q-mass at its computed
+    loss. That loss exceeds the sub-bin's exact one, log(q_s/p_s), by at most d, the offsets'
+    rounding allowance (:func:`_bin_offsets`; absolute, 32u(|log q| + |log p| + |left|) + 256u,
+    so that near loss 0 it is most of the offset), and δ of a sub-bin's mass is at least that
+    of its Q-mass at log(q_s/p_s) (Jensen): δ_μ'(ε) ≤ δ(ε − d), and the composition reads its
+    optimistic losses lower by Σ n_i d_i (``_Component.loss_err``, ``res["loss_err"]``). (The
+    split read from the whole bin rounded differently from the charges: a Poisson step of rate
+    1e-12, losses ≤ 6.5e-12 on a grid step of 1e-7, had v 1.1e-18 above δ at the point below
+    its top loss, a Q-mass of 1.1e-11 one step up, and compose(·, repeat=3)'s certified lower
+    end of ε(1e-300) read 3e-7 for the exact 1.96e-11.) Each was tried rounded the safe way,
+    and each cost more than it bought: a charge rounded up gives an atom on a grid point (true
+    charge 0) a charge of its rounding allowance, which at an end of the support (no room) is
+    clamped into slack whose rounds cost Laplace(0.1)^1000 10 % (A rounded up) to 50 % (B
+    rounded down) more time; w_in rounded down (alone) leaves the interpolant a rounding below
+    δ at grid points where the convex minorant needs it exact, and a Poisson step's
+    (p = 0.0043, h = 0.105) optimistic δ(−0.10) fell from the exact 0.098 to 0.033. Returns the
     Q-masses at the grid points, the +∞ atom, and the δ-slack as charges (losses ℓ_j, amounts
     s_j ≥ 0, at rounding level in practice): clipping the measure where rounding left it negative
     may have raised δ_μ̃, but by at most Σ_j s_j 1[ε < ℓ_j] (raising a mass at ℓ by m raises δ
-    by m (1 − e^{ε − ℓ})₊; ℓ_j = +∞ for charges that hold at every ε).
+    by m (1 − e^{ε − ℓ})₊; ℓ_j = +∞ for charges that hold at every ε), and d.
 
     On bin [x_j, x_{j+1}] the gap G = chord − δ is concave and vanishes at both ends, and it is
     a sum over the P-mass in the bin. The part from mass at y lies below A_y (x_{j+1} − x)/Δx and
@@ -474,11 +498,31 @@ def _optimistic(
         out = np.zeros(edges.size)
         np.add.at(out, _high_ends(lb, edges, 0), lb.q)
         out[-1] += float(lb.q_above)
-        return out, float(lb.q_inf), np.zeros(0), np.zeros(0)
+        return out, float(lb.q_inf), np.zeros(0), np.zeros(0), 0.0
     nb = k_top  # bins 0..K−1
     p[nb:] = 0.0
     q[nb:] = 0.0
-    w_in = _split(p, q, edges, 0, (lb.loss_lo, lb.loss_hi))[: k_top + 1]
+    # per sub-bin charges A_s = p_s(ȳ_s − x_j) = q_s(1 − e^{−u}), B_s = q_s(e^{h−u} − 1), and the
+    # connect-the-dots split from the same offsets: a share (1 − e^{−u})/(1 − e^{−h}) of q_s at
+    # x_{j+1} (see Rounding above)
+    pss, qss = ps[:nb], qs[:nb]
+    a_s, b_s = np.empty_like(qss), np.empty_like(qss)
+    w_in = np.zeros(k_top + 1)
+    d_loss = 0.0
+    for i in range(0, nb, 1 << 16):  # (in row blocks: a grid at its cap has 2²² sub-bins)
+        j = min(i + (1 << 16), nb)
+        pj, qj = pss[i:j], qss[i:j]
+        lj = None if lo_s is None else lo_s[i:j]
+        e_s: list[float] = []
+        u_s = _bin_offsets(pj, qj, edges[i:j, None], h, 0, (lj, None), e_s)
+        d_loss = max(d_loss, e_s[0])
+        up_s = -np.expm1(-u_s)
+        f_s = np.minimum(up_s / -math.expm1(-h), 1.0)
+        w_in[i:j] += _rowsum(qj * (1.0 - f_s))
+        w_in[i + 1 : j + 1] += _rowsum(qj * f_s)
+        has = pj > 0 if lj is None else (pj > 0) | np.isfinite(lj)
+        a_s[i:j] = np.where(has, qj * up_s, qj)
+        b_s[i:j] = np.where(has, qj * np.expm1(h - u_s), qj)
     # The Q-mass above x_K (bins K.., and above the grid) joins the interpolated measure as a
     # lump at x_K (a point on the grid: exact in the interpolant, and it gives the bins below
     # their room); it is moved up to its bins' left ends at the end. Moving Q-mass down lowers
@@ -491,17 +535,6 @@ def _optimistic(
     hi_q = lb.q[nb:]
     lump = float(hi_q.sum()) + float(lb.q_above) if edges[0] >= -700.0 else 0.0
     w_in[k_top] += lump
-    # per sub-bin charges A_s = p_s(ȳ_s − x_j) = q_s(1 − e^{−u}), B_s = q_s(e^{h−u} − 1)
-    pss, qss = ps[:nb], qs[:nb]
-    a_s, b_s = np.empty_like(qss), np.empty_like(qss)
-    for i in range(0, nb, 1 << 16):  # (in row blocks: a grid at its cap has 2²² sub-bins)
-        j = min(i + (1 << 16), nb)
-        pj, qj = pss[i:j], qss[i:j]
-        lj = None if lo_s is None else lo_s[i:j]
-        u_s = _bin_offsets(pj, qj, edges[i:j, None], h, 0, (lj, None))
-        has = pj > 0 if lj is None else (pj > 0) | np.isfinite(lj)
-        a_s[i:j] = np.where(has, qj * -np.expm1(-u_s), qj)
-        b_s[i:j] = np.where(has, qj * np.expm1(h - u_s), qj)
     left_end = a_s <= b_s
     # The lowest bin with mass is charged wholly to its right end: below it δ is linear in x
     # (slope −P), and a charge at its left end would bend the interpolant concave there, so
@@ -579,7 +612,7 @@ def _optimistic(
         np.add.at(out, _high_ends(lb, edges, nb), hi_q)
     if lb.q_above > 0:
         out[-1] += float(lb.q_above)
-    return out, q_inf, np.concatenate(at_loss), np.concatenate(at_mass)
+    return out, q_inf, np.concatenate(at_loss), np.concatenate(at_mass), d_loss * (1.0 + 1e-9)
 
 
 def _high_ends(lb: LossBins, edges: np.ndarray, j0: int) -> np.ndarray:
@@ -1019,7 +1052,8 @@ class _Component:
         self._lb_up = lb_up
         self.qc_inf = float(lb_up.q_inf + lb_up.q_above)
         self.trunc = float(lb_up.q_below + lb_up.q_above)
-        self.wo, self.qo_inf, self.slack_loss, self.slack_mass = _optimistic(
+        # (``loss_err``: how far the optimistic measure's losses may read above the true ones)
+        self.wo, self.qo_inf, self.slack_loss, self.slack_mass, self.loss_err = _optimistic(
             lb_up, ps, qs, edges, lo_s
         )
         if charges is not None:
@@ -1764,7 +1798,7 @@ def _tail_from_profile(
 
 def _slack_steps(
     comps: list[_Component], mgf: _MGF | None, p_inf: float,
-    edges: np.ndarray, above: Any = None,
+    edges: np.ndarray, above: Any = None, shift: float = 0.0,
 ) -> np.ndarray:
     """A bound on how much the optimistic measures' slack raises the composed δ, at each ε of
     the increasing ``edges`` and for all larger ε up to the next edge (it is non-increasing).
@@ -1782,7 +1816,12 @@ def _slack_steps(
     The probability is capped at e^S, S = Σ n_i s_i, not at 1: an optimistic measure's mass is
     up to 1 + s_i (its clamped charges add mass), so the other steps' product measure can
     exceed 1. (Capped at 1, a Poisson curve whose charges were 8.8e-5 a step read its
-    optimistic ε 2.5e-9 relative above the truth, composed twice.)"""
+    optimistic ε 2.5e-9 relative above the truth, composed twice.)
+
+    ``shift``: Σ n_i d_i, how far the optimistic measures' losses may read above the true ones
+    (``_Component.loss_err``): the steps' exact measures are replaced by their shifts up by d_i
+    (δ_μ̃ ≤ δ of those, :func:`_optimistic`), whose sums' tails are the exact ones at a − shift
+    (for Chernoff, their MGFs are e^{t d_i} times the exact ones): every bound is taken there."""
     out = np.zeros(edges.size)
     log_cap = min(sum(c.count * c.slack for c in comps if not c.coupled), 700.0)
     cap = math.exp(log_cap) * (1.0 + 1e-12)
@@ -1802,7 +1841,7 @@ def _slack_steps(
         ll, mm = c.slack_loss[fin][order], c.slack_mass[fin][order]
         for chunk_l, chunk_m in zip(np.array_split(ll, min(32, ll.size)),
                                     np.array_split(mm, min(32, ll.size)), strict=True):
-            a = edges - float(chunk_l[-1])  # the chunk's mass at its largest loss
+            a = edges - float(chunk_l[-1]) - shift  # the chunk's mass at its largest loss
             expo = np.min(rest[:, None] - t[:, None] * a[None, :], axis=0)
             expo += 1e-9 * (1.0 + np.abs(expo))  # the rounding of the exponent
             prob = np.minimum(np.exp(np.minimum(expo, log_cap)) + p_inf, cap)
@@ -2497,6 +2536,9 @@ def _fft_compose(
     # (a Poisson curve with charges of 8.8e-5 a step, composed twice, read its optimistic δ
     # s² = 7.8e-9 above the truth; see _slack_steps)
     s_tot = sum(c.count * c.slack for c in comps if not c.coupled)
+    # the optimistic measures' losses read up to d_i above the true ones (see _optimistic): the
+    # upper curve reads the composed losses lower by their sum (``loss_err``)
+    d_opt = math.fsum(c.count * c.loss_err for c in comps if not c.coupled) * (1.0 + 1e-12)
     out["slack"] = s_tot * math.exp(min(s_tot, 700.0)) * (1.0 + 1e-12) if s_tot > 0.0 else 0.0
     if out["slack"] > 0.0:
 
@@ -2518,7 +2560,7 @@ def _fft_compose(
                 above = _tail_from_profile(out["lower"][:need], out["err_lower"][:need],
                                            loss[:need], out["q_inf_lower"] + tau, slack)
             mgf_s = mgf if mode.tilt_levels else _mgf_grid(comps)
-            steps = np.minimum(_slack_steps(comps, mgf_s, p_inf, edges, above), slack)
+            steps = np.minimum(_slack_steps(comps, mgf_s, p_inf, edges, above, d_opt), slack)
             for _ in range(2 if above is not None else 0):
                 # the excess of any sum of the steps (but one) is at most the lift just
                 # bounded: charged where it sits instead of as the total slack S e^S, the tail
@@ -2529,12 +2571,14 @@ def _fft_compose(
                 above = _tail_from_profile(out["lower"][:need], out["err_lower"][:need],
                                            loss[:need], out["q_inf_lower"] + tau, slack,
                                            lift=lift)
-                steps = np.minimum(steps, _slack_steps(comps, mgf_s, p_inf, edges, above))
+                steps = np.minimum(steps, _slack_steps(comps, mgf_s, p_inf, edges, above,
+                                                       d_opt))
             return edges, steps
 
         out["_slack_steps"] = slack_steps
     n_a = sum(c.count for c in comps if c.coupled)
     out["shift"] = _coupling_shift(n_a, h)
+    out["loss_err"] = d_opt
     # the coupling fails with probability η, or where a coupled step's loss left its grid
     out["eta"] = ETA + sum(c.count * c.trunc for c in comps if c.coupled) if n_a else 0.0
     return out
@@ -2567,7 +2611,7 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
         loss = loss + eta
     else:
         w = res["upper"] - e_pt
-        loss = loss - res["shift"] - eta
+        loss = loss - res["shift"] - res.get("loss_err", 0.0) - eta
         q_inf = res["q_inf_upper"]
         lift = res["tau"] + res["slack"] + res["eta"]
     # The positions past the window (power-of-two rounding, padding) hold no mass on either
@@ -2943,6 +2987,7 @@ def compose_numeric(
         "symmetric": all(isinstance(c, _symmetric_types()) for c, _ in items),
         "grid_step": h, "grid_points": res["N"], "offsets": [c.offset for c in comps],
         "tail": res["tau"], "slack": res["slack"], "shift": res["shift"], "eta": res["eta"],
+        "loss_err": res["loss_err"],
         "roundoff_bound": float(np.min(res["err_lower"])), "tilts": res["tilts"], **plan,
         "grid_mode": "deep" if mode is DEEP else "fast",
         # (queries then report the width achieved at their δ when it exceeds tol)

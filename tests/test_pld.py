@@ -1100,3 +1100,34 @@ def test_laplace_bins_with_subnormal_masses_keep_their_loss() -> None:
             assert u <= u_up[j] or u > h, (mu, h, lo, j, float((u - u_up[j]) / h))
             checked += 1
     assert checked > 100
+
+
+def test_optimistic_split_and_charges_read_the_same_offsets() -> None:
+    # The split read each bin's offset log q − log p − left, the charges each sub-bin's: both
+    # rounded by ~u|log p|, absolute, which for losses ~1e-12 on a step of 1e-7 is 1e-5 of the
+    # offset. The point below the top loss read v 1.1e-18 above δ, a Q-mass of 1.1e-11 went
+    # one step up, and the lower end of ε(1e-300) read 3e-7 for the exact 1.96e-11 (and above
+    # its upper end). Exact: the 64 joint outcomes of T(P, (1 − r)P + rQ)^⊗3 in mpmath.
+    P = [0.4130859375, 0.4541015625, 0.06640625, 0.06640625]
+    Q = [0.38585951940850277, 0.11414048059149721, 0.5, 1.3877787807814457e-17]
+    r, n = 1e-12, 3
+    c = fdp.compose(fdp.poisson_subsample(fdp.from_distributions(P, Q), r).add, repeat=n)
+    with mpmath.workdps(60):
+        pm = [mpmath.mpf(x) for x in P]
+        rm = mpmath.mpf(r)
+        mm = [(1 - rm) * a + rm * mpmath.mpf(b) for a, b in zip(pm, Q, strict=True)]
+        top = n * max(mpmath.log(b / a) for a, b in zip(pm, mm, strict=True))  # 1.96e-11
+
+        def delta(eps: float) -> float:
+            x = mpmath.exp(mpmath.mpf(eps))
+            return float(mpmath.fsum(max(mpmath.fprod(mm[i] for i in ix)
+                                         - x * mpmath.fprod(pm[i] for i in ix), 0)
+                                     for ix in np.ndindex(*(4,) * n)))
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pld.AccuracyWarning)
+            lo, hi = c.epsilon_bracket(1e-300)  # the exact ε(1e-300) is top to ~1e-297
+            assert lo <= top and hi >= top * (1 - mpmath.mpf(10) ** -20)
+            for eps in (0.0, float(top) * 0.5, 1.958823527446546e-11, float(top) * 1.001, 2e-7):
+                lo, hi = c.delta_bracket(eps)
+                assert lo <= delta(eps) <= hi, (eps, lo, hi)
