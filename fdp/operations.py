@@ -682,6 +682,21 @@ def _group_pl(
                                    "nearest")
             pick = hit & ((ys < y) if side == "lower" else (ys > y))
             y, yc = np.where(pick, ys, y), np.where(pick, ysc, yc)
+        if side == "lower" and f.kind == "exact" and not f._bound:
+            # each point stands for the true kinks merged into it (a kink of g_{k−1}, the
+            # preimages of f's kinks), computed to nearest. This curve's reading moves it by
+            # 2·mass_rtol (and 8u), which must bring it left of and below them; but a cancelling
+            # step amplifies its inputs' rounding past that (seed 200343: group(olh(10), 2), a
+            # kink 1 − 2q + p ≈ 5.8e-5 of masses q ≈ 1/2, read 6.6e-12 relative above), and two
+            # kinks merged into one float point read a value between theirs, whose chord to the
+            # next point lost the lower kink (seed 200381: group(from_distributions(..), 4) read
+            # 3.8e-49 for 2.8e-60). Such points are capped by bounds of the kinks
+            # (g = f carries its own ρ; a later g's kinks are taken as computed, to their
+            # reading's rounding 8u, as this curve's budget charges them: with its ρ, g⁻¹'s
+            # bound would double it every step, and move well-conditioned kinks too)
+            rho_g = f._rho if g is f else 8.0 * UNIT_ROUNDOFF
+            x, xc, y, yc = _left_below(f, g, gi, rho_g, 2.0 * 64.0 * k * UNIT_ROUNDOFF, order,
+                                       first, x, xc, y, yc)
         over = y > xc  # min(·, 1 − α)
         y, yc = np.where(over, xc, y), np.where(over, x, yc)
         if side == "lower":
@@ -736,6 +751,70 @@ def _group_pl(
         if bounds is not None and g._a.size == x.size:
             g._loss_bounds = bounds
     return g
+
+
+def _moved(v: np.ndarray, vc: np.ndarray, rho: float, up: bool) -> tuple[np.ndarray, np.ndarray]:
+    """A coordinate (α or β, with its complement) moved up or down by ρ relative in the
+    coordinate that stores it (the complement above 1/2), and by 8 subnormal ulps unless it
+    is exactly 0 there: a bound on any value within ρ of the given one."""
+    s = 1.0 if up else -1.0
+    m = np.clip(v * (1.0 + s * rho) + s * 8.0 * TINY * (v > 0.0), 0.0, 1.0)
+    mc = np.clip(vc * (1.0 - s * rho) - s * 8.0 * TINY * (vc > 0.0), 0.0, 1.0)
+    lo = v <= 0.5
+    return np.where(lo, m, 1.0 - mc), np.where(lo, 1.0 - m, mc)
+
+
+def _read_down(
+    h: PiecewiseLinear, a: np.ndarray, ac: np.ndarray, rho: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(β, 1 − β) below h's exact curve at every α ≤ a, where each breakpoint of h is within
+    ρ of a true kink (in its stored coordinates): read at a moved up by ρ and the value moved
+    down by ρ (and the reading's rounding), each in its stored coordinate. (Like
+    a "down" reading, but β above 1/2 is moved in 1 − β: a "down" reading takes ρ·β off β,
+    and the point at α = 0 of a group would lose δ = ρ at every ε.)"""
+    a2, ac2 = _moved(np.clip(a, 0.0, 1.0), np.clip(ac, 0.0, 1.0), rho, True)
+    v, vc = h._eval_pair(a2, ac2, "nearest")
+    return _moved(np.clip(v, 0.0, 1.0), np.clip(vc, 0.0, 1.0), rho + 4.0 * UNIT_ROUNDOFF, False)
+
+
+def _left_below(
+    f: PiecewiseLinear, g: PiecewiseLinear, gi: PiecewiseLinear, rho_g: float, rho: float,
+    order: np.ndarray, first: np.ndarray, x: np.ndarray, xc: np.ndarray, y: np.ndarray,
+    yc: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The merged points (x, y) of a step of :func:`_group_pl` (lower side), capped so that
+    moved left and down by ``rho`` (as the group's reading moves them) they lie left of and
+    below the true kinks they stand for.
+
+    Bounds of those kinks (each breakpoint of f lies, moved left and down by ρ_f, left of and
+    below a true kink: the premise of its readings; those of g by ``rho_g``). A kink (a, b)
+    of g gives the kink (a', f(1 − b')) of f(1 − g), a' ≥ a and b' ≥ b moved down by ρ_g: f
+    read down at 1 − (b moved down) is below f(1 − b'). A kink (c, d) of f gives
+    (g⁻¹(1 − c'), d'): g⁻¹ read down at 1 − (c moved down by ρ_f) is left of it, d moved down
+    by ρ_f below it. A merged point takes the least of its members' bounds. Where the point
+    to nearest is within ``rho`` of them (the rule) it is kept; a steep or cancelling step or
+    two kinks merged into one float point leave it further off, and it is capped."""
+    ga, gac = _moved(g._a, g._ac, rho_g, False)
+    gv, gvc = _moved(g._b, g._bc, rho_g, False)
+    gy, gyc = _read_down(f, gvc, gv, f._rho)
+    fa, fac = _moved(f._a, f._ac, f._rho, False)
+    pa, pac = _read_down(gi, fac, fa, rho_g)
+    py, pyc = _moved(f._b, f._bc, f._rho, False)
+    # (per member, in the merge's order; each group of equal points starts at ``first``)
+    cat = [np.concatenate(v)[order] for v in ((ga, pa), (gac, pac), (gy, py), (gyc, pyc))]
+    start = np.flatnonzero(first)
+    cx, cxc = _moved(np.minimum.reduceat(cat[0], start), np.maximum.reduceat(cat[1], start),
+                     rho, True)
+    cy, cyc = _moved(np.minimum.reduceat(cat[2], start), np.maximum.reduceat(cat[3], start),
+                     rho, True)
+    over = np.where(x <= 0.5, x > cx, xc < cxc)
+    x, xc = np.where(over, cx, x), np.where(over, cxc, xc)
+    over = np.where(y <= 0.5, y > cy, yc < cyc)
+    y, yc = np.where(over, cy, y), np.where(over, cyc, yc)
+    # (capped, points may cross: each takes the least α at or after it, further left)
+    x = np.minimum.accumulate(x[::-1])[::-1]
+    xc = np.maximum.accumulate(xc[::-1])[::-1]
+    return x, xc, y, yc
 
 
 def _segment_loss_bounds(f: PiecewiseLinear) -> tuple[np.ndarray, np.ndarray]:

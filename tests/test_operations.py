@@ -1238,3 +1238,37 @@ def test_hunt_200229_200300_200177_against_exact_pairs() -> None:
     dq = 4.379054536093528e-30
     assert atom > dq
     assert fdp.symmetrize(fdp.group(fdp.from_distributions(p, q), 2)).epsilon(dq) == math.inf
+
+
+def test_group_kinks_merged_or_cancelling_stay_below_the_exact_group() -> None:
+    # helper-38 (hunt seeds 200381, 200343). Two kinks of g_2 4.9e-18 apart (below an ulp at
+    # α = 0.052) merged into one float point, read a value between theirs (1.1e-19 for kinks
+    # 1.8e-19 and 7.9e-31), and its chord to the next point lost the lower kink: group(f, 4)
+    # read 3.8e-49 for 2.8e-60. group(olh(10), 2)'s kink 1 − 2q + p ≈ 5.8e-5 of masses q ≈ 1/2
+    # carries their rounding 8700 times amplified, past the group's mass_rtol: 6.6e-12
+    # relative above. References: the exact pairs in mpmath, the group operator on their
+    # breakpoints (exact_sums), not fdp.
+    import mpmath as mp
+
+    mp.mp.dps = 400  # (the tail reaches 1e-120: 1 − g must not round to 1)
+    p = [0.19603960396039602, 0.08168316831683167, 0.22227722772277225, 0.5,
+         5.551115123125783e-17]
+    q = [0.7587890625, 0.2392578125, 7.888609052210118e-31, 0.0019531249999999998,
+         2.1684043449631203e-19]
+    f = fdp.from_distributions(p, q)
+    bp = sorted(set(mp_breakpoints(*mp_pair(p, q))))
+    e, g_ = mp.mpf(10), mp.mpf(22027)
+    pp, qq, c = mp.exp(e) / (mp.exp(e) + g_ - 1), 1 / (mp.exp(e) + g_ - 1), 1 / g_
+    olh = sorted(set(mp_breakpoints([c, (1 - c) * pp, (1 - c) * qq, (1 - c) * (g_ - 2) * qq],
+                                    [c, (1 - c) * qq, (1 - c) * pp, (1 - c) * (g_ - 2) * qq])))
+    x0 = 0.05231853048650853
+    cases = [(f, bp, 3, [x0 * (1 + t * 1e-16) for t in range(-2, 20)]),
+             (f, bp, 4, [x0 * (1 + t * 1e-16) for t in range(-2, 20)] + [0.07175203884538929]),
+             (fdp.mechanisms.olh(10.0), olh, 2,
+              [2.269917433972954e-05 * (1 + t * 1e-13) for t in range(-3, 4)]
+              + [5.752484552574997e-05 * (1 + t * 1e-13) for t in range(-3, 4)] + [3e-5])]
+    for base, pts, k, extra in cases:
+        cur, ref = group(base, k), mp_group_points(pts, k)
+        for a in np.unique(np.concatenate([cur._a, np.linspace(0.0, 1.0, 101), extra])):
+            truth = _mp_pl_eval(ref, mp.mpf(float(a)))
+            assert mp.mpf(float(cur(a))) <= truth, (k, a, float(cur(a)), truth)
