@@ -1174,9 +1174,10 @@ class PiecewiseLinear(TradeOff):
             if twin is None:
                 twin = self._twin = self._twin_build()
             return twin  # type: ignore[no-any-return]
+        a, ac, b, bc, qc, q_inf = self._unfolded()
         out = PiecewiseLinear(
-            self._a, self._b, alpha_c=self._ac, beta_c=self._bc, q_inf=self._qinf,
-            q_cum=self._qc, kind=self.kind, name=self._name, masses=self._given_masses,
+            a, b, alpha_c=ac, beta_c=bc, q_inf=q_inf,
+            q_cum=qc, kind=self.kind, name=self._name, masses=self._given_masses,
             side="upper", offset=0.0, mass_q_inf=self._mass_qinf, bound=True,
             mass_rtol=self._mass_rtol,
         )
@@ -1185,6 +1186,43 @@ class PiecewiseLinear(TradeOff):
         out._loss_bounds = self._loss_bounds
         out.__dict__["_reading_of"] = self  # (operations on a twin start from what it reads)
         return out
+
+    def _unfolded(
+        self,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+        """The breakpoints (α, 1 − α, β, 1 − β, q_cum, q_∞) read as an UPPER curve. Given masses
+        of finite loss whose P-mass underflowed to 0 put their kinks at α = 0, where the
+        breakpoints read them as a +∞ atom (1 − f(0) above the true atom), and those whose
+        Q-mass underflowed put β = 0 before α = 1: below the truth on the optimistic side.
+        group(oue(800), 4).upper(0) read 0.5 for the exact 1, and its symmetrization (the hull of
+        these breakpoints) δ(3201)'s lower end 0.5 and ε(1e-300)'s ∞ for the exact 0 and 3200.
+        The upper reading starts at (0, 1 − q_∞) and moves those kinks to α = n·TINY (resp. β =
+        n·TINY) for the n such outcomes, each below TINY: the chord lies above the convex truth."""
+        a, ac, b, bc, qc, q_inf = self._a, self._ac, self._b, self._bc, self._qc, self._qinf
+        if self._given_masses is None or self.kind != "exact" or a.size < 2:
+            return a, ac, b, bc, qc, q_inf
+        p, q, loss = self._given_masses
+        fin = np.isfinite(loss)
+        n0 = int(np.count_nonzero(fin & (p == 0.0) & (q > 0.0)))
+        n1 = int(np.count_nonzero(fin & (q == 0.0) & (p > 0.0)))
+        m_inf = float(self._mass_qinf)
+        if n0 and a[0] == 0.0 and q_inf > m_inf:
+            j = int(np.count_nonzero(a == 0.0)) - 1  # the last point at α = 0 (lowest β)
+            a = np.concatenate([[0.0, n0 * TINY], a[j + 1:]])
+            ac = np.concatenate([[1.0, 1.0], ac[j + 1:]])
+            b = np.concatenate([[1.0 - m_inf], b[j:]])
+            bc = np.concatenate([[m_inf], bc[j:]])
+            qc = np.concatenate([[0.0], qc[j:] + (q_inf - m_inf)])
+            q_inf = m_inf
+        zero = (b == 0.0) & (a < 1.0)
+        if n1 and zero.any():
+            i = int(np.argmax(zero))  # the first zero before α = 1 is n1·TINY, the rest dropped
+            keep = ~zero
+            keep[i] = True
+            b, bc = b.copy(), bc.copy()
+            b[i], bc[i] = n1 * TINY, 1.0
+            a, ac, b, bc, qc = a[keep], ac[keep], b[keep], bc[keep], qc[keep]
+        return a, ac, b, bc, qc, q_inf
 
     def _twin_lower(self, inverse: bool = False) -> PiecewiseLinear:
         """The curve this curve's optimistic twin (of its inverse, with ``inverse``) reads:
