@@ -705,7 +705,11 @@ def _group_pl(
                 if lost_out is not None:
                     lost_out.append(True)
                 keep = ~lost & (x > 0)
-                i = int(np.argmin(np.where(lost, y, np.inf)))
+                # (the least β, from the complements where β rounds to 1: the lost kinks of a
+                # group with a 1e-300 atom read β = 1.0 at both, and argmin on β kept the
+                # first, 1 − β = 1e-300 for the last one's 2.1e-299; helper-42, seed 300251)
+                cand = np.flatnonzero(lost)
+                i = int(cand[np.lexsort((-yc[cand], y[cand]))[0]])
                 x, xc = np.append(0.0, x[keep]), np.append(1.0, xc[keep])
                 y, yc = np.append(y[i], y[keep]), np.append(yc[i], yc[keep])
                 pos = np.append(-2, pos[keep])

@@ -1272,3 +1272,44 @@ def test_group_kinks_merged_or_cancelling_stay_below_the_exact_group() -> None:
         for a in np.unique(np.concatenate([cur._a, np.linspace(0.0, 1.0, 101), extra])):
             truth = _mp_pl_eval(ref, mp.mpf(float(a)))
             assert mp.mpf(float(cur(a))) <= truth, (k, a, float(cur(a)), truth)
+
+
+def test_optimistic_side_of_groups_whose_p_masses_underflow() -> None:
+    # helper-40 (hunt seed 101682): OUE at ε = 800 has P-mass e^{-800}/2 at its loss +800,
+    # 0 in float (the loss itself is given, exact). The optimistic reading copied the
+    # breakpoints, which start at (0, 1/2): group(oue(800), 4).upper(0) read 0.5 for the exact
+    # 1, and its symmetrization (a hull of those breakpoints) had a +∞ atom of 1/2 on its
+    # optimistic side: δ(3201)'s lower end 0.5 and ε(1e-300)'s ∞ (above its upper end). The
+    # truths from the losses alone: OUE's are ±ε and 0 (WBLJ 2017), so the group's lie in
+    # [−4ε, 4ε] = [−3200, 3200] and it has no +∞ atom: f(0) = 1, δ(3201) = 0, and ε(1e-300)
+    # is 3200 to float precision (the top outcome's Q-mass is far above 1e-300).
+    g = fdp.group(fdp.mechanisms.oue(800.0), 4)
+    assert float(g.upper(0.0)) >= 1.0
+    for h in (fdp.symmetrize(g), fdp.subsample(fdp.symmetrize(g), 1 - 2**-45)):
+        assert h.delta_bracket(3201.0)[0] == 0.0
+        lo, hi = h.epsilon_bracket(1e-300)
+        assert lo <= hi and lo <= 3200.0 <= hi * (1 + 1e-15), (lo, hi)
+        assert float(h.upper(0.0)) >= 1.0
+
+
+def test_group_whose_kinks_underflow_keeps_the_least_beta_read_from_complements() -> None:
+    # helper-42 (hunt seed 300251): kinks of a group below α = 1e-290 collapse into an atom
+    # at α = 0 with the least β of them; two read β = 1.0 in float, and the argmin kept the
+    # first, 1 − β = 1e-300 for the other's 2.1e-299: δ(10) read 1e-300 for 2.1e-299. Reference:
+    # the group operator on the exact pair of the inverse of f_{3,1e-300}'s Poisson add pair
+    # in mpmath at 700 digits (exact_sums).
+    import mpmath as mp
+
+    mp.mp.dps = 700
+    e, d, r = mp.mpf(3), mp.mpf(1e-300), mp.mpf(0.9999999990686774)
+    c = (1 - d) / (1 + mp.exp(e))  # f_{ε,δ}'s four outcomes
+    pm = [mp.mpf(0), c, c * mp.exp(e), d]
+    qm = [d, c * mp.exp(e), c, mp.mpf(0)]
+    mm = [(1 - r) * a + r * b for a, b in zip(pm, qm, strict=True)]
+    ref = mp_group_points(sorted(set(mp_breakpoints(mm, pm))), 2)
+    h = fdp.group(fdp.poisson_subsample(fdp.EpsDelta(3.0, 1e-300), float(r)).add.inverse(), 2)
+    for eps in (10.0, 40.0):
+        lo, hi = h.delta_bracket(eps)
+        truth = mp_points_delta(ref, mp.mpf(eps))
+        assert mp.mpf(float(h.delta(eps))) >= truth and mp.mpf(float(hi)) >= truth, eps
+        assert mp.mpf(float(lo)) <= truth, eps
