@@ -1313,3 +1313,80 @@ def test_group_whose_kinks_underflow_keeps_the_least_beta_read_from_complements(
         truth = mp_points_delta(ref, mp.mpf(eps))
         assert mp.mpf(float(h.delta(eps))) >= truth and mp.mpf(float(hi)) >= truth, eps
         assert mp.mpf(float(lo)) <= truth, eps
+
+
+def test_symmetric_poisson_curve_has_no_phantom_p_atom() -> None:
+    # helper-41 (hunt seed 2474): the symmetric curve of a Poisson subsample rebuilt its P-masses
+    # as q·e^{−ℓ} from raised losses and parked the shortfall 1 − Σp (1.8e-15) as P-mass at loss
+    # −∞; an outer `.remove` made it Q-mass at loss 20.8: δ(0)'s lower end read 1.8e-15 for the
+    # exact 2.7e-267 and ε(1e-200)'s 20.79 for 0. Reference: the same operations on the exact
+    # pairs in mpmath at 1500 digits (exact_sums: breakpoints and hulls of the pairs).
+    import mpmath as mp
+
+    mp.mp.dps = 1500
+    wp = [mp.exp(mp.mpf(600) * x / 2) for x in (-1, 1)]
+    wq = [mp.exp(mp.mpf(600) * x / 2) for x in (-2, 2)]
+    pm, qm = [w / mp.fsum(wp) for w in wp], [w / mp.fsum(wq) for w in wq]
+    r, r2 = mp.mpf(1e-6), mp.mpf(0.9999999990686774)
+    pts = []
+    for pr in ((pm, [(1 - r) * a + r * b for a, b in zip(pm, qm, strict=True)]),
+               ([(1 - r) * b + r * a for a, b in zip(pm, qm, strict=True)], qm)):
+        bp = mp_breakpoints(*pr)
+        pts += bp + [(y, x) for x, y in bp]
+    sp, sq = mp_hull_pair(pts)  # poisson_subsample(·, 1e-6).symmetric
+    bp = mp_breakpoints([(1 - r2) * q + r2 * p for p, q in zip(sp, sq, strict=True)], sq)
+    hp, hq = mp_hull_pair(bp + [(y, x) for x, y in bp])  # symmetrize(·.remove)
+    hq = [mp.mpf(0)] + hq[1:]  # the hull's +∞ atom is 1e-1501: working precision, not mass
+    truth = mp.fsum(max(q - p, 0) for p, q in zip(hp, hq, strict=True))
+    assert 1e-267 < truth < 1e-266
+    base = fdp.mechanisms.exponential([-1.0, 1.0], [-2.0, 2.0], 600.0)
+    h = symmetrize(poisson_subsample(poisson_subsample(base, 1e-6).symmetric, float(r2)).remove)
+    lo, hi = h.delta_bracket(0.0)
+    assert mp.mpf(lo) <= truth <= mp.mpf(hi), (lo, hi)
+    assert h.epsilon_bracket(1e-200)[0] <= 0.0  # δ(0) < 1e-200: ε(1e-200) = 0
+
+
+def test_subnormal_atom_of_a_mixture_is_read_at_or_above_its_truth() -> None:
+    # helper-41 (hunt seed 1929): the +∞ atom r·q_∞ = 1e-12·1e-300 of a Poisson subsample lies
+    # below the normal range, where its rounding is absolute; the relative allowance read δ = 1e-312
+    # 0.3 subnormal steps below the exact product and ε(1e-312) finite for ∞. The losses of
+    # f_{1e-6, δ} are ±1e-6 (and ±∞), so δ(1) is exactly the atom.
+    import mpmath as mp
+
+    mp.mp.dps = 50
+    atom = mp.mpf(1e-12) * mp.mpf(1e-300)
+    h = poisson_subsample(fdp.EpsDelta(1e-6, 1e-300), 1e-12).add.inverse().inverse()
+    assert mp.mpf(float(h.delta(1.0))) >= atom
+    assert h.epsilon(1e-312) == math.inf
+
+
+def test_subnormal_q_masses_do_not_lift_beta() -> None:
+    # helper-41 (hunt seed 2466): Q-masses of a product that underflow are raised to the least
+    # subnormal (δ needs it), each up to 4.9e-324 above its truth, which the masses' relative
+    # error does not cover: f(1e-300) read 1.5e-323 for the exact 9.7e-609. Reference: the
+    # Neyman–Pearson curve of the exact product of the four pairs in mpmath at 2000 digits.
+    import mpmath as mp
+
+    from fdp.accountant import curve_from_spec, curve_to_spec
+
+    mp.mp.dps = 2000
+    d0, e = mp.mpf(9.094947017729282e-13), mp.e
+    ed = ([mp.mpf(0), (1 - d0) / (1 + e), (1 - d0) * e / (1 + e), d0],
+          [d0, (1 - d0) * e / (1 + e), (1 - d0) / (1 + e), mp.mpf(0)])
+    a = mp_subsampled_pair([ed], mp.mpf(0.999))
+    pr = 1 / (1 + mp.exp(-mp.mpf(700)))
+    qr = mp.exp(-mp.mpf(700)) * pr
+    rr = ([pr, qr], [qr, pr])
+    fin = sorted(((p, q) for p, q in mp_joint([a, rr, a, rr]) if p > 0),
+                 key=lambda t: -(t[1] / t[0]))
+    x, acc, truth = mp.mpf(1e-300), mp.mpf(0), mp.mpf(0)
+    for i, (p, q) in enumerate(fin):
+        if acc + p >= x:
+            truth = mp.fsum(qq for _, qq in fin[i + 1:]) + (1 - (x - acc) / p) * q
+            break
+        acc += p
+    assert 0 < truth < mp.mpf("1e-600")
+    ed_rt = curve_from_spec(curve_to_spec(fdp.EpsDelta(1.0, float(d0))))
+    h = fdp.compose((subsample(ed_rt, 0.999), 1),
+                    (fdp.mechanisms.randomized_response(700.0, 2), 1), repeat=2)
+    assert mp.mpf(float(h(1e-300))) <= truth
