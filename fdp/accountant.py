@@ -597,9 +597,11 @@ class _FastProfile:
             for tilt in (False, True):
                 used = [self._at_delta(d, delta, tilt) for d in self._parts]
                 e = max(float(c.epsilon(delta)) for c in used)
-                if not tilt and math.isfinite(e) and self._doomed(
-                        used, max([e] + [float(o.coarse.curve(0.0).epsilon(delta))
-                                         for o in self._others]), delta):
+                # (round-off above ε only shrinks as ε grows: not doomed at e, not at the
+                # others' larger ε either, whose coarse query is then skipped)
+                if not tilt and math.isfinite(e) and self._doomed(used, e, delta) and (
+                        self._doomed(used, max([e] + [float(o.coarse.curve(0.0).epsilon(delta))
+                                                      for o in self._others]), delta)):
                     continue
                 for o in self._others:
                     # (the coarse δ at the deciding ε at most δ: the direction's ε(δ) ≤ e)
@@ -622,9 +624,9 @@ class _FastProfile:
             for tilt in (False, True):
                 used = [self._at_eps(d, eps, tilt) for d in self._parts]
                 d = max(float(c.delta(eps)) for c in used)
-                if not tilt and self._doomed(used, eps, max(
+                if not tilt and self._doomed(used, eps, d) and self._doomed(used, eps, max(
                         [d] + [float(o.coarse.curve(0.0).delta_bound(eps))
-                               for o in self._others])):
+                               for o in self._others])):  # (lazily, as in epsilon)
                     continue
                 for o in self._others:
                     if not self._screened(o, eps, d, tilt):
