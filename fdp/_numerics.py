@@ -40,6 +40,24 @@ def merged_loss_err(count: np.ndarray | float, *mags: np.ndarray | float) -> np.
     return np.asarray((np.asarray(count, dtype=float) + 4.0 + 4.0 * mag) * UNIT_ROUNDOFF)
 
 
+def moved_coordinate(
+    v: np.ndarray, vc: np.ndarray, rho: float, up: bool, at_zero: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """A coordinate ``v`` of a trade-off curve (α or β, given with its complement ``vc``) moved
+    up (or down) by ``rho`` relative in the coordinate that stores it (``v`` up to 1/2, the
+    complement above), and by 8 least subnormals (with ``at_zero`` False: not where that
+    coordinate is exactly 0). Returns the moved pair (v', 1 − v'), clipped to [0, 1]: a bound on
+    any value within ``rho`` of the given one, on the side asked. Used by the directed reads of
+    :meth:`fdp.tradeoff.PiecewiseLinear._eval_pair` and the group's kink caps
+    (:func:`fdp.operations._read_down`)."""
+    s = 1.0 if up else -1.0
+    t = s * 8.0 * TINY
+    m = np.clip(v * (1.0 + s * rho) + (t if at_zero else t * (v > 0.0)), 0.0, 1.0)
+    mc = np.clip(vc * (1.0 - s * rho) - (t if at_zero else t * (vc > 0.0)), 0.0, 1.0)
+    lo = v <= 0.5
+    return np.where(lo, m, 1.0 - mc), np.where(lo, 1.0 - m, mc)
+
+
 def add_up(a: float, b: float) -> float:
     """a + b rounded toward +∞ (not to nearest): the float sum, one ulp higher where it rounded
     down. The rounding error of s = fl(a + b) is exactly (a − (s − b')) + (b − b'), b' = s − a

@@ -30,6 +30,7 @@ from ._numerics import (
     div_down_array,
     line_envelope,
     lower_hull_c,
+    moved_coordinate,
     norm_cdf,
     norm_isf,
     product_up,
@@ -767,14 +768,9 @@ def _group_pl(
 
 
 def _moved(v: np.ndarray, vc: np.ndarray, rho: float, up: bool) -> tuple[np.ndarray, np.ndarray]:
-    """A coordinate (α or β, with its complement) moved up or down by ρ relative in the
-    coordinate that stores it (the complement above 1/2), and by 8 subnormal ulps unless it
-    is exactly 0 there: a bound on any value within ρ of the given one."""
-    s = 1.0 if up else -1.0
-    m = np.clip(v * (1.0 + s * rho) + s * 8.0 * TINY * (v > 0.0), 0.0, 1.0)
-    mc = np.clip(vc * (1.0 - s * rho) - s * 8.0 * TINY * (vc > 0.0), 0.0, 1.0)
-    lo = v <= 0.5
-    return np.where(lo, m, 1.0 - mc), np.where(lo, 1.0 - m, mc)
+    """:func:`fdp._numerics.moved_coordinate`, exact zeros kept (a kink at α = 0 or β = 0 of
+    the group's parts stays there)."""
+    return moved_coordinate(v, vc, rho, up, at_zero=False)
 
 
 def _read_down(

@@ -29,6 +29,7 @@ from ._numerics import (
     add_up,
     lower_hull,
     merged_loss_err,
+    moved_coordinate,
     sum_up,
 )
 
@@ -1089,12 +1090,9 @@ class PiecewiseLinear(TradeOff):
             # read at α moved by ρ relative (in the coordinate near its end of [0, 1], and by 8
             # subnormal ulps), then scale β by 1 ∓ ρ: monotone and convex, and below the truth
             # (above, for "up") when every breakpoint is within ρ of a point of the true curve
-            rho, sgn = self._rho, (1.0 if rounding == "down" else -1.0)
-            lo = alpha <= 0.5
-            a_lo = np.clip(alpha * (1.0 + sgn * rho) + sgn * 8.0 * TINY, 0.0, 1.0)
-            c_hi = np.clip(alpha_c * (1.0 - sgn * rho) - sgn * 8.0 * TINY, 0.0, 1.0)
+            rho = self._rho
             alpha0, alpha_c0 = alpha, alpha_c
-            alpha, alpha_c = np.where(lo, a_lo, 1.0 - c_hi), np.where(lo, 1.0 - a_lo, c_hi)
+            alpha, alpha_c = moved_coordinate(alpha, alpha_c, rho, rounding == "down")
         hi = alpha > 0.5
         v = _interp(alpha, self._a, self._b)
         vc = _interp(alpha, self._a, self._bc)
