@@ -25,6 +25,7 @@ import numpy as np
 
 from ._checks import check_int, check_scalar
 from ._numerics import (
+    MIN_NORMAL,
     TINY,
     UNIT_ROUNDOFF,
     div_down_array,
@@ -157,29 +158,57 @@ def _envelope_masses(f: PiecewiseLinear, g: PiecewiseLinear) -> tuple[
     ε(1e-3) 1441.10 for the exact 1442.47 (below it). A crossing's loss
     log|ΔB| − log|ΔA| carries the rounding of both differences (relative to their sizes) and is
     kept within its interval.
+
+    A subnormal mass is known only to the least subnormal (a product's Q-mass that underflowed
+    is raised to it, :func:`fdp.composition._exp_up`): where a part's Q-mass is subnormal its
+    P-mass is its own, not q e^{−ℓ}, and where an outcome's Q-mass is subnormal its P-mass is
+    read on the P-side (the staying part's own P-mass at a kink, the change of A at a switched
+    kink, |ΔA| at a crossing).
     """
     u = UNIT_ROUNDOFF
     parts = []
     p_only = 0.0  # the larger P-mass at loss −∞ (or with no Q-mass) of the parts
+    p_inf = []  # each part's P-mass at loss −∞ (or with no Q-mass)
     for x in (f, g):
         p, q, loss = x._masses
         err = x._loss_errs()
         fin = np.isfinite(loss) & (q > 0.0)
-        parts.append((q[fin], loss[fin], err[fin], float(x._mass_qinf)))
-        p_only = max(p_only, float(p[~fin].sum()))
+        pf, qf, lf = p[fin], q[fin], loss[fin]
+        # each outcome's P-mass: q e^{−ℓ} (no underflow in logs) where q is normal; where q is
+        # subnormal it is known only to the least subnormal, and the P-mass is the part's own
+        # (at most, where that is subnormal too, q e^{−ℓ}; an underflowed p stays 0 below loss
+        # 0, where q e^{−ℓ} is no bound). Read as q e^{−ℓ}, compose(oue(700), grr(745, 5))'s
+        # outcome P = 0.5, Q = 5e-324 (raised from ~1e-628), loss −1445 gave its symmetrization
+        # a P-mass of 1.8e304 (and 1.75 at loss −745, 3.5x the true 4.9e-305 at −45), and
+        # poisson_subsample(·, 0.5).symmetric and subsample(·, 0.9) read δ(0) = (1, 1) for the
+        # true 0.5 and 0.9 (their lower ends above the truth)
+        with np.errstate(divide="ignore", under="ignore"):
+            lql = np.log(qf) - lf
+            lpf = np.log(pf)
+        sub = qf < MIN_NORMAL
+        lp_own = np.where(pf >= MIN_NORMAL, lpf, np.minimum(
+            lql, np.where((pf > 0.0) | (lf < 0.0), lpf, np.inf)))
+        lpt = np.where(sub, lp_own, lql)
+        with np.errstate(under="ignore"):
+            pt = np.where(sub & (pf >= MIN_NORMAL), pf, np.exp(lpt))  # (p itself: no exp∘log)
+        parts.append((qf, lf, err[fin], float(x._mass_qinf), lpt, pt))
+        p_inf.append(float(p[~fin].sum()))
+        p_only = max(p_only, p_inf[-1])
     kinks = np.unique(np.concatenate([pt[1] for pt in parts]))[::-1]  # decreasing
     m = kinks.size
     n_tot = sum(pt[0].size for pt in parts) + 4.0
     big_b, comp, log_a, own, own_err = [], [], [], [], []
-    for q, loss, err, qi in parts:
+    a_tails, own_p = [], []  # P-side: (A above K_k, A from K_k on, P-mass below K_k, to K_k)
+    for q, loss, err, qi, lpt, pt in parts:
         idx = np.searchsorted(-loss, -kinks, side="right")  # outcomes with loss ≥ K_k
         cq = np.concatenate([[0.0], np.cumsum(q)])
         rq = np.concatenate([np.cumsum(q[::-1])[::-1], [0.0]])  # Q-mass from i on
         big_b.append(qi + cq[idx])
         comp.append(rq[idx])
         with np.errstate(divide="ignore"):
-            la = np.concatenate([[-np.inf], np.logaddexp.accumulate(np.log(q) - loss)])
+            la = np.concatenate([[-np.inf], np.logaddexp.accumulate(lpt)])
         log_a.append(la[idx])
+        rp = np.concatenate([np.cumsum(pt[::-1])[::-1], [0.0]])  # P-mass from i on
         # the part's own mass at K_k: every outcome with that loss, [at, idx) (a part may hold
         # several: a crossing clipped onto a kink. Reading only the first lost the others' mass:
         # poisson_subsample(from_distributions([.5, .5, 3e-308], [0, .5, .5]), 1e-8).symmetric
@@ -194,6 +223,13 @@ def _envelope_masses(f: PiecewiseLinear, g: PiecewiseLinear) -> tuple[
         o[hit], oe[hit] = grp, grp_e
         own.append(o)
         own_err.append(oe)
+        with np.errstate(invalid="ignore"):
+            grp_p = np.add.reduceat(np.append(pt, 0.0), ends)[::2] if ends.size else ends
+        op = np.zeros(kinks.size)
+        op[hit] = grp_p
+        own_p.append(op)
+        with np.errstate(under="ignore"):
+            a_tails.append((np.exp(la[at]), np.exp(la[idx]), rp[idx], rp[at]))
     bf, bg = big_b
     # ΔB from the tails or from the complements, whichever is smaller (the totals agree)
     small = bf + bg <= comp[0] + comp[1]
@@ -240,21 +276,53 @@ def _envelope_masses(f: PiecewiseLinear, g: PiecewiseLinear) -> tuple[
     own_f, own_g = own
     q_k = np.where(prev_f == top_f, np.where(top_f, own_f, own_g),
                    np.where(top_f, d_b + own_g, -d_b + own_f))
+    # their P-masses where q_k is subnormal (see below): the staying part's own; on a change
+    # A_cur(k) − A_prev(k−1), from the tails above or (the totals 1 − P-mass at −∞) below
+    # K_k, whichever are smaller
+    p_k = np.where(top_f, own_p[0], own_p[1])
+    (fa_gt, fa_ge, fc_lt, fc_le), (ga_gt, ga_ge, gc_lt, gc_le) = a_tails
+    pif, pig = p_inf
+    head = np.where(top_f, fa_ge - ga_gt, ga_ge - fa_gt)
+    tail = np.where(top_f, (pig - pif) + (gc_le - fc_lt), (pif - pig) + (fc_le - gc_lt))
+    use_head = np.where(top_f, fa_ge + ga_gt, ga_ge + fa_gt) <= np.where(
+        top_f, fc_lt + gc_le, gc_lt + fc_le) + pif + pig
+    p_k = np.where(prev_f == top_f, p_k, np.maximum(np.where(use_head, head, tail), 0.0))
     e_k = np.maximum(np.maximum(own_err[0], own_err[1]), snap_err)
     # crossings: the change of B, at log x_c (its rounding tol_c), kept within the interval
     q_c = np.abs(d_b[cross])
     with np.errstate(divide="ignore", invalid="ignore"):
         l_c = np.clip(lc[cross], bot[cross], top[cross])
         e_c = np.minimum(np.nan_to_num(tol_c[cross], nan=np.inf), top[cross] - bot[cross])
+    with np.errstate(under="ignore"):
+        p_c = np.exp(l_da[cross])  # |ΔA|
     loss = np.concatenate([kinks, l_c])
     qq = np.maximum(np.concatenate([q_k, q_c]), 0.0)
     ee = np.concatenate([e_k, e_c])
+    p_side = np.concatenate([p_k, p_c])
+    a_hi = np.concatenate([hi_a, hi_a[cross]])  # log max(A_f, A_g) from the outcome's kink on
     order = np.argsort(-loss, kind="stable")
-    loss, qq, ee = loss[order], qq[order], ee[order]
+    loss, qq, ee, p_side, a_hi = loss[order], qq[order], ee[order], p_side[order], a_hi[order]
     keep = qq > 0.0
-    loss, qq, ee = loss[keep], qq[keep], ee[keep]
+    loss, qq, ee, p_side, a_hi = loss[keep], qq[keep], ee[keep], p_side[keep], a_hi[keep]
+    # a subnormal Q-mass is known only to the least subnormal (a part's may be raised to it from
+    # ~1e-628), and q e^{−ℓ} magnifies that by e^{−ℓ}: its P-mass is read on the P-side (as
+    # q e^{−ℓ}, symmetrize(compose(oue(700), grr(745, 5))) held P-masses 1.75 and 1.8e304)
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
-        pp = np.exp(np.log(qq) - loss)
+        pp = np.where(qq < MIN_NORMAL, p_side, np.exp(np.log(qq) - loss))
+        # (A in logs: each step of its sum within u of |log A|, each part's P within 2u)
+        cap = np.exp(a_hi) * (1.0 + 4.0 * n_tot * u * (np.abs(a_hi) + 2.0))
+    # the envelope's P-mass at losses ≥ K is its top part's A there, at most max(A_f, A_g):
+    # each running sum of pp is cut to it (c_i = min(c_{i−1} + p_i, cap_i), cap the least from
+    # i on; no mass rises). Where the Q-masses are subnormal the parts' lines are not
+    # continuous at their own kinks (q ≠ p e^ℓ once raised), the top part there is rounding,
+    # and the changes of A along it need not telescope: symmetrize(compose(from_distributions(
+    # …), …)) of three pairs with masses near 1e-300 (a helper's hunt, seed 1187) held P-masses
+    # 0.861 at loss −744.3 and 0.894 at −1474.4 (Σ 1.76), switching down to the smaller A at
+    # −1425.1 (a negative mass, dropped) and back up, and subsample(·, 0.5) read δ(0) 0.878
+    # for the exact 0.5
+    cap = np.minimum.accumulate(cap[::-1])[::-1]
+    cut = np.minimum(np.minimum.accumulate(cap - np.cumsum(pp)), 0.0)
+    pp = np.maximum(pp + np.diff(cut, prepend=0.0), 0.0)
     # P-mass at loss −∞: min{f, g}** is 0 from the first α where either part is, so its
     # P-atom is the larger of the parts'; 1 − Σ pp beyond it is the rounding of the losses pp
     # come from, not mass at −∞. (Taken whole, a loss raised to 1.8e-15 on P = Q = 1 left a
