@@ -1390,3 +1390,120 @@ def test_subnormal_q_masses_do_not_lift_beta() -> None:
     h = fdp.compose((subsample(ed_rt, 0.999), 1),
                     (fdp.mechanisms.randomized_response(700.0, 2), 1), repeat=2)
     assert mp.mpf(float(h(1e-300))) <= truth
+
+
+def test_inverse_reads_delta_at_large_eps_without_the_e_eps_blowup() -> None:
+    # A hunt (seed 400456): the inverse's δ is 1 − e^ε + e^ε δ_f(−ε), whose rounding allowance
+    # is e^ε times an ulp of δ_f(−ε) ≈ 1: the inverse of a nested Poisson subsample (losses
+    # below 1.3e-13, so δ = 0 beyond) read δ(1) = 2.2e-15, δ(20) = 6.7e-7 and δ(35) = 1.
+    # Reference: the exact pairs in mpmath (δ(ε) = Σ (p − e^ε q)_+ of the uninverted pair).
+    import mpmath as mp
+
+    mp.mp.dps = 60
+    pf = [0.19340866253285818, 3.2508717212520536e-07, 0.30659101237996966, 0.5,
+          2.8643054386114607e-17]
+    qf = [0.23005228616165654, 2.843802983604338e-07, 0.26994742945804506, 0.5,
+          3.2738246927852335e-17]
+    p, q = [mp.mpf(x) for x in pf], [mp.mpf(x) for x in qf]
+    p, q = [x / mp.fsum(p) for x in p], [x / mp.fsum(q) for x in q]
+    h = fdp.from_distributions(pf, qf)
+    for r in (0.9999999990686774, 0.999, 1e-12):
+        q = [(1 - mp.mpf(r)) * a + mp.mpf(r) * b for a, b in zip(p, q, strict=True)]
+        h = poisson_subsample(h, r).add
+    inv = h.inverse()
+    for eps in (0.0, 1e-13, 1.0, 2.0, 5.0, 10.0, 20.0, 35.0, 1000.0):
+        truth = mp.fsum(max(a - mp.e ** eps * b, 0) for a, b in zip(p, q, strict=True))
+        got = mp.mpf(float(inv.delta(eps)))
+        assert got >= truth, eps
+        assert got <= truth + mp.mpf(1e-14), (eps, float(got))
+
+
+def test_envelope_p_masses_come_from_the_p_side_where_q_masses_are_subnormal() -> None:
+    # helper-43: compose(oue(700), grr(745, 5)) holds outcomes with P = 0.5 and a Q-mass that
+    # underflowed (true ~1e-628), raised to the least subnormal 5e-324, at loss −1445 and −745.
+    # symmetrize rebuilt their P-masses as q·e^{−ℓ}: 1.8e304 and 1.75 (and 3.5x the true P at
+    # loss −45), and the mixtures built on it read δ(0) = (1, 1): poisson_subsample(·, 0.5)
+    # .symmetric for the true 0.5 and subsample(·, 0.9) for 0.9. Reference: the exact pairs of
+    # OUE (WBLJ 2017: bits Bern(1/2) vs Bern(1/(e^ε + 1)), swapped on the second bit) and GRR
+    # in mpmath, with the hulls of the definitions (exact_sums).
+    import mpmath as mp
+
+    mp.mp.dps = 2000
+    e1, e2 = mp.mpf(700), mp.mpf(745)
+    h, qo = mp.mpf(1) / 2, 1 / (mp.exp(e1) + 1)
+    oue = ([h * qo, h * (1 - qo), h * qo, h * (1 - qo)],
+           [qo * h, qo * h, (1 - qo) * h, (1 - qo) * h])
+    pg, qg = mp.exp(e2) / (mp.exp(e2) + 4), 1 / (mp.exp(e2) + 4)
+    grr = ([pg, qg, 3 * qg], [qg, pg, 3 * qg])
+    joint = mp_joint([oue, grr])
+    bp = mp_breakpoints([p for p, _ in joint], [q for _, q in joint])
+    sp, sq = mp_hull_pair(bp + [(y, x) for x, y in bp])  # symmetrize
+    assert sq[0] < mp.mpf("1e-1900")  # the hull's +∞ atom: working precision, not mass
+    sq = [mp.mpf(0)] + sq[1:]
+    s = symmetrize(fdp.compose(fdp.mechanisms.oue(700.0), fdp.mechanisms.grr(745.0, 5)))
+
+    def pair_delta(pm: list[Any], qm: list[Any], eps: float) -> Any:
+        x = mp.exp(mp.mpf(eps))
+        return mp.fsum(max(q - x * p, 0) for p, q in zip(pm, qm, strict=True))
+
+    # the P-masses: each at most its truth (they hold 1 in all), none at 1.8e304
+    p, q, loss = s._masses
+    assert float(p.sum()) <= 1.0 + 1e-12
+    for ell in (-1445.0, -745.0, -45.0):
+        t = mp.fsum(a for a, b in joint if abs(mp.log(b / a) - ell) < 1)
+        got = float(p[loss == ell].sum())
+        assert t > 0 and mp.mpf(got) <= t * (1 + mp.mpf(1e-12)), (ell, got, t)
+    # the symmetrized curve itself: δ(0), f(α) on the conservative side, ε(1e-300)
+    lo, hi = s.delta_bracket(0.0)
+    truth = pair_delta(sp, sq, 0.0)
+    assert mp.mpf(lo) <= truth <= mp.mpf(hi), (lo, hi)
+    pts = mp_breakpoints(sp, sq)
+    for a in (0.0, 1e-300, 1e-100, 0.25, 0.5, 0.75, 1.0):
+        assert mp.mpf(float(s(a))) <= _mp_pl_eval(pts, mp.mpf(a)), a
+    elo, ehi = s.epsilon_bracket(1e-300)
+    assert elo <= 1445.0 + 1e-9 and ehi >= 1444.0, (elo, ehi)
+    # Poisson subsampling's symmetric curve (theory §7) at rate 1/2, and C_p at p = 0.9
+    r = mp.mpf(0.5)
+    add = (sp, [(1 - r) * a + r * b for a, b in zip(sp, sq, strict=True)])
+    rem = ([(1 - r) * b + r * a for a, b in zip(sp, sq, strict=True)], sq)
+    pts = []
+    for pr in (add, rem):
+        bpr = mp_breakpoints(*pr)
+        pts += bpr + [(y, x) for x, y in bpr]
+    truth = pair_delta(*mp_hull_pair(pts), 0.0)
+    assert abs(truth - r) < mp.mpf(1e-290)
+    lo, hi = fdp.poisson_subsample(s, 0.5).symmetric.delta_bracket(0.0)
+    assert mp.mpf(lo) <= truth <= mp.mpf(hi), (lo, hi)
+    truth = pair_delta(*mp_subsampled_pair([(sp, sq)], mp.mpf(0.9)), 0.0)
+    lo, hi = subsample(s, 0.9).delta_bracket(0.0)
+    assert mp.mpf(lo) <= truth <= mp.mpf(hi), (lo, hi)
+
+
+def test_envelope_p_masses_stay_within_the_parts_where_q_masses_are_subnormal() -> None:
+    # helper-43 (a hunt, seed 1187): with Q-masses raised to the least subnormal the parts'
+    # lines are not continuous at their own kinks, and the changes of A along the top part did
+    # not telescope: symmetrize held P-masses 0.861 at loss −744.3 and 0.894 at −1474.4 (Σ 1.76),
+    # and subsample(·, 0.5) read δ(0) 0.878 for the exact 0.5. Reference: the exact product of
+    # the float pairs in mpmath, its symmetrization and C_p from the definitions (exact_sums).
+    import mpmath as mp
+
+    mp.mp.dps = 1500
+    prs = [([0.9948198955154715, 5.33e-321, 0.005180104484528588],
+            [1.0476655191452154e-300, 0.13811140273272712, 0.8618885972672728]),
+           ([0.8988469199611789, 0.10115308003882102], [6.023980115630723e-301, 1.0]),
+           ([1.0, 1.2144e-320], [1.146e-320, 1.0])]
+    s = symmetrize(fdp.compose(*[fdp.from_distributions(p, q) for p, q in prs]))
+    p, _, _ = s._masses
+    assert float(p.sum()) <= 1.0 + 1e-12
+    joint = mp_joint([mp_pair(p, q) for p, q in prs])
+    bp = mp_breakpoints([a for a, _ in joint], [b for _, b in joint])
+    sp, sq = mp_hull_pair(bp + [(y, x) for x, y in bp])
+    assert sq[0] < mp.mpf("1e-1400")  # working precision, not mass
+    sq = [mp.mpf(0)] + sq[1:]
+    for rate in (0.5, 0.9):
+        truth = mp.fsum(max(b - a, 0) for a, b in zip(
+            *mp_subsampled_pair([(sp, sq)], mp.mpf(rate)), strict=True))
+        lo, hi = subsample(s, rate).delta_bracket(0.0)
+        assert mp.mpf(lo) <= truth <= mp.mpf(hi), (rate, lo, hi)
+        lo, hi = poisson_subsample(s, rate).symmetric.delta_bracket(0.0)
+        assert mp.mpf(lo) <= truth <= mp.mpf(hi), (rate, lo, hi)
