@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ._checks import as_array, check_prob_vector
+from ._numerics import UNIT_ROUNDOFF
 from .tradeoff import Kind, PiecewiseLinear
 
 __all__ = ["from_distributions", "from_eps_delta", "from_points"]
@@ -62,7 +63,21 @@ def from_distributions(p: Any, q: Any) -> PiecewiseLinear:
     if p.shape != q.shape:
         raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
     name = f"T(P, Q) on {_plural(p.size, 'outcome')}"
-    return PiecewiseLinear.from_masses(p / p.sum(), q / q.sum(), name=name)
+    (pn, rp), (qn, rq) = _normalized(p), _normalized(q)
+    return PiecewiseLinear.from_masses(pn, qn, name=name, mass_rtol=max(rp, rq))
+
+
+def _normalized(x: np.ndarray) -> tuple[np.ndarray, float]:
+    """x / Σx and a bound on the relative error of its masses: x itself where it sums to 1
+    exactly (math.fsum of x and −1 is 0 only then), else x over its correctly rounded sum
+    (within u/2 of Σx, the quotient u/2 more: 2u). Over the float sum with nothing charged, a
+    P summing to 1 exactly with p.sum() = 1 − 2⁻⁵³ had every mass raised and every loss
+    lowered by 1.1e-16 (its log1p's bound is 4u of the loss): compose(T(P, Q), repeat=2)
+    .delta(0.47989507016210936), 0.8 ulp below a joint loss, read 4.8392562335772e-07 for the
+    exact 4.839256233607346e-07 (helper-44, hunt seed 400049)."""
+    if math.fsum(np.append(x, -1.0)) == 0.0:
+        return x, 0.0
+    return x / math.fsum(x), 2.0 * UNIT_ROUNDOFF
 
 
 def from_eps_delta(eps: Any, delta: Any) -> PiecewiseLinear:

@@ -48,7 +48,7 @@ from scipy import special
 
 from . import gdp
 from ._checks import as_array, check_int, check_scalar
-from ._numerics import TINY, quotient_up
+from ._numerics import MIN_NORMAL, TINY, quotient_up
 from ._numerics import UNIT_ROUNDOFF as _U
 from .composition import DeltaMix, compose
 from .constructors import from_distributions
@@ -268,8 +268,18 @@ def grr(eps: float, d: int) -> FrequencyOracle:
     q = math.exp(-e) * p
     # the d − 2 values other than v₁, v₂ have the same probability q under both inputs: merged
     # into one outcome (loss 0), which leaves the curve unchanged and the size O(1) in d
-    P = np.array([p, q, (d - 2) * q])
-    Q = np.array([q, p, (d - 2) * q])
+    rest = (d - 2) * q
+    if q < MIN_NORMAL:
+        # beyond ε ≈ 708 q is subnormal, known only to the least subnormal, and (d − 2)q
+        # multiplied that d − 2 times: RR(745, 1000) took q = 4.9e-324 for 2.8e-324 and read
+        # f(2.82e-321) = 2.06e-321 for the exact 2.8e-324 (and RR(744, 10¹²) f(1e-315)
+        # 9.88e-312 for 7.67e-312; a hunt, seed 400213). From e^{−ε/2} twice, normal up to
+        # ε ≈ 1416 (beyond it (d − 2)q < 2⁵³ e^{−1416} is below the float range): one
+        # subnormal rounding, and a few ulps (within the masses' 8u) where the result is normal
+        h = math.exp(-e / 2.0)
+        rest = (d - 2) * p * h * h
+    P = np.array([p, q, rest])
+    Q = np.array([q, p, rest])
     # beyond ε ≈ 700, q = e^{−ε} p underflows: the losses ±ε, 0 are given, so that the pair
     # keeps δ(ε') = p (1 − e^{ε'−ε})₊ instead of reading as perfectly revealing (ε = ∞). The
     # losses are given at every ε: log(P/Q) of the rounded masses read ε(0) = ε(1 − 7.7e-14) at

@@ -356,6 +356,17 @@ class _PartsEnvelope(PiecewiseLinear):
         f, g = self._parts
         return np.maximum(f._epsilon(delta), g._epsilon(delta))
 
+    def _swapped_p_rtol(self) -> float:
+        # The inverse (swapped masses) reads the derived P-masses as its Q-masses, as the
+        # mixtures do (:func:`_derived_p_rtol`). Taken as exact, the inverse of min{f, g}** of
+        # two products of pairs with masses near 1e-300 (losses ±700 to ±1400; the P-masses
+        # summed to 1 − 2.3e-13) read δ(ε)'s upper end 0.9999999999997687 for the exact
+        # 1 − 1.2e-309 at every ε from −5 to 20 (helper-46; the side that subsample(
+        # symmetrize(compose(…)), 0.9) read at ε = −1, 1.7e-13 low, before the mixtures'
+        # charge). min_envelope(compose(from_distributions([2.87e-308, 3.62e-310, 1], [0.914,
+        # 0.0864, 3.75e-319]), …), …).inverse(): tests/test_operations.py.
+        return _derived_p_rtol(self)
+
 
 class _LowerEnvelope(_PartsEnvelope):
     """min{f, g}** of two lower (conservative or exact) curves, δ and ε from the parts, each
@@ -519,6 +530,30 @@ def max_curve(f: PiecewiseLinear, g: PiecewiseLinear) -> PiecewiseLinear:
     return PiecewiseLinear(x, y, kind=kind)
 
 
+def _derived_p_rtol(f: PiecewiseLinear) -> float:
+    """The relative error of f's P-masses beyond its ``mass_rtol`` where they are read from its
+    Q-masses and losses, p = q e^{−ℓ} (min{f, g}**'s, :func:`_envelope_masses`): ℓ is within
+    its recorded bound r of the truth, so p within e^r − 1, plus the rounding of log q, of the
+    difference and of exp (u each of |log q| and |log p|). 0 for other curves, whose P-masses
+    are given. δ and β read the masses' relative error from ``mass_rtol`` (the Q-masses and
+    losses are what δ reads, the P-masses only α), but a mixture built outcome by outcome
+    swaps them into its inverse's Q-masses, its β near α = 1, and C_p(f) into its mirror
+    images'. (Taken as exact, the mixture of symmetrize(from_distributions(…)) with losses
+    near ±700 and P-masses 3.6e-14 above the truth read f_p⁻¹(0.9968207908173234) =
+    2.161290877018544e-224, 8e-15 relative above the exact value, and poisson_subsample(·,
+    0.01).symmetric with it; a hunt, seed 400220.)"""
+    if not isinstance(f, _PartsEnvelope) or f._given_masses is None:
+        return 0.0
+    p, q, loss = f._masses
+    ok = (p > 0.0) & (q > 0.0) & np.isfinite(loss)
+    if not ok.any():
+        return 0.0
+    r = f._loss_errs()[ok]
+    u = UNIT_ROUNDOFF
+    return float(np.max(np.expm1(r) * (1.0 + 2.0 * u)
+                        + u * (np.abs(np.log(q[ok])) + np.abs(np.log(p[ok])) + 4.0)))
+
+
 def _mixed_losses(loss: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
     """Losses of p f + (1 − p) Id outcome by outcome, ℓ' = log(1 − p + p e^ℓ), and a bound on
     their rounding, to be charged on a curve's side: up on it, down before an inverse negates
@@ -592,6 +627,7 @@ def _mixture_pl_of(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     rtol = f._mass_rtol + 8.0 * UNIT_ROUNDOFF
     if not f._bound and f._side == "lower" and p > 0.0:  # from the masses: no running sums
         pm, qm, loss = f._masses
+        rtol += _derived_p_rtol(f)  # (pm becomes the inverse's Q-masses)
         new_loss, err = _mixed_losses(loss, p)
         err = err + f._loss_errs()  # (ℓ ↦ ℓ' has slope at most 1: f's errors carry over)
         qq = (1.0 - p) * pm + p * qm
@@ -676,8 +712,23 @@ def _profile_lower(f: TradeOff, n: int = 4001) -> PiecewiseLinear:
     # (the hull from the δ themselves: from 1 − δ, every line with δ < 1e-16 was lost, and the
     # curve's ε(1e-20) for symmetrize(p G_1 + (1 − p) Id) read 3.37 where ε_f is 4.40)
     x, y, yc = line_envelope(-np.exp(e), 1.0 - d, complements=d)
-    yc = yc * (1.0 + 4.0 * UNIT_ROUNDOFF) + TINY  # d − s x: two roundings, charged down
-    y = np.minimum(np.where(yc < 0.5, 1.0 - yc, y), 1.0 - x)
+    # Each kink is moved left of and below the lines' own (so on or below the line of each
+    # segment of theirs next to it): its x is a quotient of two rounded differences (3u of x),
+    # and its β carries the rounding of e^ε and of e^ε x (u e^ε x each), of x itself (3u of x,
+    # times a slope of at most e^ε) and of the sum: within 7u e^ε x, where e^ε x ≤ 1 − δ ≤ 1
+    # (β ≥ 0). From the complement δ + e^ε x (below 1/2) that is relative to it; from the value
+    # 1 − δ − e^ε x it is absolute, the ulps of 1 that 1 − δ and e^ε x cancel from. (To
+    # nearest, with β charged only from the complement, the lower curve of an inverse mixture
+    # put its last kink, near α = 1 − 5e-7, 1.1e-16 right of the lines' and read β 1.1e-16 an
+    # ulp left of it, where the lines give 2.5e-18: subsample(poisson_subsample(
+    # poisson_subsample(from_distributions(…), 1).add, 1e-6).add.inverse(), 1 − 2.8e-14) read
+    # f(0.999999502166748) = 1.1e-16 for the exact 6.95e-18, and δ(0.01)'s upper end 1.1e-16
+    # below the truth; a hunt, seed 400191)
+    u = UNIT_ROUNDOFF
+    x = np.where(x < 1.0, x * (1.0 - 5.0 * u), x)
+    cancel = yc >= 0.5
+    yc = np.where(cancel, yc + 12.0 * u, yc * (1.0 + 12.0 * u) + TINY)
+    y = np.minimum(np.where(cancel, np.maximum(y - 12.0 * u, 0.0), 1.0 - yc), 1.0 - x)
     yc = np.maximum(yc, x)
     # the envelope is convex; its computed intersections only up to rounding: its convex
     # minorant (below them). A rounding-level kink left rising gave a segment of mass 5e-16
@@ -689,7 +740,16 @@ def _profile_lower(f: TradeOff, n: int = 4001) -> PiecewiseLinear:
 
 
 def _pl_bracket(f: TradeOff) -> tuple[PiecewiseLinear, PiecewiseLinear]:
-    """Certified PL lower and upper curves of an exact curve: tangent lines below, chords above."""
+    """Certified PL lower and upper curves of an exact curve: tangent lines below, chords above.
+
+    A bracketed curve that is not a :class:`Bracketed` (a mixture, inverse or δ-mix of one)
+    takes its chords from its upper side: its own values are its lower curve's, and chords
+    through them lie below the truth. subsample(poisson_subsample(group(exponential(...), 3),
+    0.5).add, 1e-6), whose group bracket is [0, 1 − α], read its upper curve 1 − 1.5e-6 at
+    α = 1e-6 for the exact 1 − 1e-6, and the lower end of δ(0)'s bracket 5e-7 for the exact
+    5.5e-202 (helper-44, hunt seed 400152)."""
+    if f.kind == "bracket":
+        return _profile_lower(f), f.upper.to_piecewise()
     return _profile_lower(f), f.to_piecewise()
 
 
@@ -1909,7 +1969,7 @@ def _subsampled_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear | None:
         loss=np.concatenate([new_loss, -new_loss, [0.0, -np.inf]]),
         loss_err=np.concatenate([err, err, [0.0, 0.0]]),
         kind="exact",
-        mass_rtol=f._mass_rtol + 8.0 * UNIT_ROUNDOFF,
+        mass_rtol=f._mass_rtol + 8.0 * UNIT_ROUNDOFF + _derived_p_rtol(f),  # (pp: Q-masses too)
     )
     out._self_inverse = True
     if not f._twin_ok and f._has_twin():

@@ -730,6 +730,11 @@ class PiecewiseLinear(TradeOff):
                 l1 = np.log1p((q - p) / np.where(near, p, 1.0))
                 loss = np.where(near, l1, loss)
                 err = np.where(near, 4.0 * _U * np.abs(l1), err)
+                # masses known to a relative ρ: log(q/p) within log((1 + ρ)/(1 − ρ)) ≤
+                # 2ρ/(1 − ρ) of the exact loss besides (p = q too: its loss 0 is then not exact)
+                if mass_rtol > 0.0:
+                    err = np.where(np.isfinite(loss),
+                                   err + 2.0 * mass_rtol / (1.0 - mass_rtol), 0.0)
             q_only = (p == 0) & (q > 0)
         else:  # given losses are the authority: a P-mass that underflowed keeps its loss
             loss = np.asarray(loss, dtype=float).ravel()
@@ -1275,6 +1280,12 @@ class PiecewiseLinear(TradeOff):
             out._twin_build = build
         return out
 
+    def _swapped_p_rtol(self) -> float:
+        """The relative error of the given P-masses beyond ``mass_rtol``, which an inverse built
+        from the swapped masses reads as its Q-masses: 0 here (P-masses given), an envelope's
+        derived ones' in :class:`fdp.operations._PartsEnvelope`."""
+        return 0.0
+
     def _build_inverse_of(self) -> PiecewiseLinear:
         # from the masses only for a probability pair (an engine curve's grid measure is not one)
         plain = self._offset == 0.0 and not self._bound
@@ -1305,8 +1316,11 @@ class PiecewiseLinear(TradeOff):
                                  + 2.0 * _U * (np.abs(lf) + np.abs(of)), 0.0)
                 loss = np.where(fin, mid, loss)
             (pp, qq, ll), q_inf = _swap_masses(p, q, loss, atom)
+            # (given P-masses that are derived, an envelope's q e^{−ℓ}, become Q-masses here:
+            # their relative error is charged, :meth:`_swapped_p_rtol`)
+            rtol = self._mass_rtol + (self._swapped_p_rtol() if given else 0.0)
             out = PiecewiseLinear.from_masses(
-                pp, qq, q_inf=q_inf, loss=ll, kind=self.kind, mass_rtol=self._mass_rtol,
+                pp, qq, q_inf=q_inf, loss=ll, kind=self.kind, mass_rtol=rtol,
                 loss_err=None if given else np.append(d_err[~np.isneginf(loss)][::-1], 0.0),
             )
             if given:  # (an exact atom at either end is the inverse's exact atom at the other)

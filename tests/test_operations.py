@@ -1507,3 +1507,128 @@ def test_envelope_p_masses_stay_within_the_parts_where_q_masses_are_subnormal() 
         assert mp.mpf(lo) <= truth <= mp.mpf(hi), (rate, lo, hi)
         lo, hi = poisson_subsample(s, rate).symmetric.delta_bracket(0.0)
         assert mp.mpf(lo) <= truth <= mp.mpf(hi), (rate, lo, hi)
+
+
+def test_subsample_of_bracketed_mixture_upper_from_its_upper_side() -> None:
+    # helper-44 (hunt seed 400152): subsample of a Poisson add pair of a bracket (a Mixture,
+    # kind "bracket" but not a Bracketed) took its upper curve from the mixture's own values,
+    # which are its lower curve's: the group's bracket here is [0, 1 − α], and the upper curve
+    # read 1 − 1.5e-6 at α = 1e-6 for the exact 1 − 1e-6, the lower end of δ(0)'s bracket
+    # 5e-7 for the exact 5.5e-202. Reference: the exact pair of the exponential mechanism in
+    # mpmath, its group curve's breakpoints, p f + (1 − p) Id, and min{f_p, f_p⁻¹}**.
+    import mpmath as mp
+
+    mp.mp.dps = 600  # (the masses reach e^{−750}, the outcomes' δ 1e-218)
+    u = [mp.mpf(x) for x in (-1.0, -1500.0, 0.5)]
+    v = [mp.mpf(x) for x in (-2.0, -1500.8258208876587, 0.5)]
+
+    def softmax(w: list[Any]) -> list[Any]:
+        z = [mp.exp(300 * x) for x in w]  # (ε u / 2Δ, ε = 600, Δ = 1)
+        s = mp.fsum(z)
+        return [x / s for x in z]
+
+    g = mp_group_points(mp_breakpoints(softmax(u), softmax(v)), 3)
+    mix = [(a, (b + 1 - a) / 2) for a, b in g]
+    r = mp.mpf(1e-6)
+    fp = [(a, r * b + (1 - r) * (1 - a)) for a, b in mix]
+    pm, qm = mp_hull_pair(fp + [(b, a) for a, b in fp])
+    hull = [(mp.fsum(pm[: i + 1]), 1 - mp.fsum(qm[: i + 1])) for i in range(len(pm))]
+
+    h = subsample(poisson_subsample(group(fdp.mechanisms.exponential(
+        [-1.0, -1500.0, 0.5], [-2.0, -1500.8258208876587, 0.5], 600.0), 3), 0.5).add, 1e-6)
+    for eps in (0.0, 5.000001250000416e-07, 1.0):
+        truth = mp_delta([(pm, qm)], mp.mpf(eps))
+        lo, hi = h.delta_bracket(eps)
+        assert mp.mpf(lo) <= truth <= mp.mpf(hi)
+    assert 0 < mp_delta([(pm, qm)], mp.mpf(0)) < mp.mpf("1e-200")
+    for a in (1e-12, 1e-6, 0.5, 0.999999):
+        truth = _mp_pl_eval(hull, mp.mpf(a))
+        assert mp.mpf(float(h(a))) <= truth <= mp.mpf(float(h.upper(a)))
+    # the same upper side in symmetrize (and group, poisson_subsample) of such a mixture:
+    # symmetrize's lower end of δ(0) read 0.5 for the exact 5.5e-196
+    sm, sq = mp_hull_pair(mix + [(b, a) for a, b in mix])
+    sym_hull = [(mp.fsum(sm[: i + 1]), 1 - mp.fsum(sq[: i + 1])) for i in range(len(sm))]
+    s = symmetrize(poisson_subsample(group(fdp.mechanisms.exponential(
+        [-1.0, -1500.0, 0.5], [-2.0, -1500.8258208876587, 0.5], 600.0), 3), 0.5).add)
+    for eps in (0.0, 1.0):
+        truth = mp_delta([(sm, sq)], mp.mpf(eps))
+        lo, hi = s.delta_bracket(eps)
+        assert mp.mpf(lo) <= truth <= mp.mpf(hi)
+    for a in (1e-6, 0.5):
+        assert _mp_pl_eval(sym_hull, mp.mpf(a)) <= mp.mpf(float(s.upper(a)))
+
+
+def test_from_distributions_keeps_masses_that_sum_to_one() -> None:
+    # helper-44 (hunt seed 400049): P sums to 1 exactly but p.sum() is 1 − 2⁻⁵³; dividing by it
+    # raised every P-mass and lowered every loss by 1.1e-16, uncharged, and δ at ε 0.8 ulp
+    # below the joint loss 2 log(q₁/p₁) read 4.8392562335772e-07 for the exact
+    # 4.839256233607346e-07. Reference: Σ (Q − e^ε P)₊ over the joint outcomes in mpmath.
+    import mpmath as mp
+
+    mp.mp.dps = 60
+    p = [0.25131502045587367, 0.19959088252483922, 2.220446049250313e-16,
+         0.04909409701928696, 0.4999999999999999, 3.469446951953614e-17]
+    q = [0.2462833297765932, 0.25371642826056545, 2.419628412826502e-07, 0.0, 0.5,
+         6.371572411659979e-17]
+    assert mp.fsum(map(mp.mpf, p)) == 1 and float(np.sum(p)) != 1.0
+    pair = mp_pair(p, q)
+    h = fdp.compose((fdp.from_distributions(p, q), 1), repeat=2)
+    for eps in (0.47989507016210936, 0.0, 1.0, 20.8):
+        truth = mp_delta([pair, pair], mp.mpf(eps))
+        lo, hi = h.delta_bracket(eps)
+        assert mp.mpf(lo) <= truth <= mp.mpf(float(h.delta(eps)))
+        assert truth <= mp.mpf(hi)
+
+
+def test_envelope_inverse_charges_derived_p_masses() -> None:
+    # helper-46: min{f, g}** of two products of pairs with masses near 1e-300 takes its P-masses
+    # from Q-masses and losses (q e^{−ℓ}, or on the P-side where q is subnormal), which sum to
+    # 1 − 2.3e-13 here; its inverse swapped them into its Q-masses uncharged and read δ(ε)'s
+    # upper end 0.9999999999997687 for the exact 1 − 1.2e-309 at every ε (−5 to 20). The
+    # same side as subsample(symmetrize(compose(…)), 0.9).delta_bracket(−1) (1.7e-13 low
+    # before the mixtures charged it). Reference: the exact pairs in mpmath, the hull of both
+    # products' breakpoints, mirrored (and C_p's hull of f_p and f_p⁻¹ for the subsample).
+    import mpmath as mp
+
+    mp.mp.dps = 800  # (masses down to 1e-640)
+
+    def prod_points(a: tuple[list[float], list[float]], b: tuple[list[float], list[float]]
+                    ) -> list[tuple[Any, Any]]:
+        joint = mp_joint([mp_pair(*a), mp_pair(*b)])
+        return mp_breakpoints([x for x, _ in joint], [y for _, y in joint])
+
+    def hull(pts: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+        pm, qm = mp_hull_pair(pts + [(mp.mpf(0), mp.mpf(1)), (mp.mpf(1), mp.mpf(0))])
+        return [(mp.fsum(pm[: i + 1]), 1 - mp.fsum(qm[: i + 1])) for i in range(len(pm))]
+
+    a1 = ([2.869614398969613e-308, 3.61896750578563e-310, 1.0],
+          [0.9136429725548911, 0.08635702744510887, 3.7534e-319])
+    b1 = ([0.9589804149235308, 0.04101958507646919], [7.764858439e-313, 1.0])
+    a2 = ([0.3820970645271843, 0.6179029354728157, 5.122992830881445e-299],
+          [6.957910725828994e-300, 6.564692361272133e-304, 1.0])
+    b2 = ([0.056007046220187706, 0.9439929537798123], [5.415230028180601e-297, 1.0])
+    env = min_envelope(fdp.compose(fdp.from_distributions(*a1), fdp.from_distributions(*b1)),
+                       fdp.compose(fdp.from_distributions(*a2), fdp.from_distributions(*b2)))
+    mirrored = hull([(y, x) for x, y in hull(prod_points(a1, b1) + prod_points(a2, b2))])
+    inv = env.inverse()
+    for eps in (-5.0, -1.0, -1e-3, 0.0, 1.0, 20.0):
+        truth = mp_points_delta(mirrored, mp.mpf(eps))
+        lo, hi = inv.delta_bracket(eps)
+        assert mp.mpf(lo) <= truth <= mp.mpf(hi), (eps, lo, hi)
+        assert truth <= mp.mpf(float(inv.delta(eps)))
+
+    # the reported case: C_0.9 of a symmetrized product, and the Poisson symmetric curve
+    pa = ([0.759015954440119, 0.24098404555988082, 1.3037956573996698e-301],
+          [1.825e-320, 2.512514541362198e-300, 1.0])
+    pb = ([0.98478185548326, 0.01521814451673997], [2.958645778684425e-301, 1.0])
+    f = prod_points(pa, pb)
+    s = hull(f + [(y, x) for x, y in f])
+    rate = mp.mpf(0.9)
+    fp = [(x, rate * y + (1 - rate) * (1 - x)) for x, y in s]
+    c = hull(fp + [(y, x) for x, y in fp])
+    sym = symmetrize(fdp.compose(fdp.from_distributions(*pa), fdp.from_distributions(*pb)))
+    for h in (subsample(sym, 0.9), poisson_subsample(sym, 0.9).symmetric):
+        for eps in (-5.0, -1.0, -1e-3, 0.0):
+            truth = mp_points_delta(c, mp.mpf(eps))
+            lo, hi = h.delta_bracket(eps)
+            assert mp.mpf(lo) <= truth <= mp.mpf(hi), (eps, lo, hi)
