@@ -81,7 +81,11 @@ def mp_poisson_symmetric_pair(p: list[float], q: list[float], rate: float) -> tu
     exactly: A = T(P, (1 − r)P + rQ), R = T((1 − r)Q + rP, Q), for the float pair (p, q) and
     rate r (1 − r in mpmath: in float it is rounded)."""
     pm, qm = mp_pair(p, q)
-    r = mp.mpf(rate)
+    return mp_poisson_symmetric_of(pm, qm, mp.mpf(rate))
+
+
+def mp_poisson_symmetric_of(pm: list[Any], qm: list[Any], r: Any) -> tuple[list[Any], list[Any]]:
+    """:func:`mp_poisson_symmetric_pair` of a pair already in mpmath (masses and rate)."""
     add = (pm, [(1 - r) * a + r * b for a, b in zip(pm, qm, strict=True)])
     rem = ([(1 - r) * b + r * a for a, b in zip(pm, qm, strict=True)], qm)
     pts = []

@@ -18,6 +18,7 @@ from exact_sums import (
     mp_joint,
     mp_pair,
     mp_points_delta,
+    mp_poisson_symmetric_of,
     mp_poisson_symmetric_pair,
     mp_subsampled_pair,
 )
@@ -1464,13 +1465,7 @@ def test_envelope_p_masses_come_from_the_p_side_where_q_masses_are_subnormal() -
     assert elo <= 1445.0 + 1e-9 and ehi >= 1444.0, (elo, ehi)
     # Poisson subsampling's symmetric curve (theory §7) at rate 1/2, and C_p at p = 0.9
     r = mp.mpf(0.5)
-    add = (sp, [(1 - r) * a + r * b for a, b in zip(sp, sq, strict=True)])
-    rem = ([(1 - r) * b + r * a for a, b in zip(sp, sq, strict=True)], sq)
-    pts = []
-    for pr in (add, rem):
-        bpr = mp_breakpoints(*pr)
-        pts += bpr + [(y, x) for x, y in bpr]
-    truth = pair_delta(*mp_hull_pair(pts), 0.0)
+    truth = pair_delta(*mp_poisson_symmetric_of(sp, sq, r), 0.0)
     assert abs(truth - r) < mp.mpf(1e-290)
     lo, hi = fdp.poisson_subsample(s, 0.5).symmetric.delta_bracket(0.0)
     assert mp.mpf(lo) <= truth <= mp.mpf(hi), (lo, hi)
