@@ -757,7 +757,8 @@ def _pl_bracket(f: TradeOff) -> tuple[PiecewiseLinear, PiecewiseLinear]:
 
 
 def _group_pl(
-    f: PiecewiseLinear, k: int, side: str = "lower", lost_out: list[bool] | None = None
+    f: PiecewiseLinear, k: int, side: str = "lower", lost_out: list[bool] | None = None,
+    capped: bool = True,
 ) -> PiecewiseLinear:
     """1 − (1 − f)^{∘k} for a PL curve, built kink by kink.
 
@@ -766,6 +767,8 @@ def _group_pl(
     Rounding is resolved on ``side``: "lower" (a guarantee) snaps rounding-level values of β to
     0 and, where kinks underflow below α ≈ 1e-290, starts at the first kept kink (the chord from
     (0, 1) would lie above the curve); "upper" keeps that chord (it lies above the curve).
+    ``capped`` (lower side) caps the merged points by bounds of the true kinks
+    (:func:`_left_below`); an optimistic twin's build turns it off (:func:`_group_twin`).
     """
     g = f
     # the slope of f(1 − g(α)) is f'(1 − g(α))·(−g'(α)): each segment's loss is the sum of a
@@ -820,7 +823,7 @@ def _group_pl(
                                    "nearest")
             pick = hit & ((ys < y) if side == "lower" else (ys > y))
             y, yc = np.where(pick, ys, y), np.where(pick, ysc, yc)
-        if side == "lower" and f.kind == "exact" and not f._bound:
+        if capped and side == "lower" and f.kind == "exact" and not f._bound:
             # each point stands for the true kinks merged into it (a kink of g_{k−1}, the
             # preimages of f's kinks), computed to nearest. This curve's reading moves it by
             # 2·mass_rtol (and 8u), which must bring it left of and below them; but a cancelling
@@ -1046,11 +1049,15 @@ def group(f: TradeOff, k: int) -> TradeOff:
 
 def _group_twin(f: PiecewiseLinear, k: int, inverse: bool) -> PiecewiseLinear:
     """The optimistic reading of group(f, k) (or of its inverse, group(f⁻¹, k)) from the twin
-    of f (or f⁻¹), a curve above it: the operator on the twin, read as an upper curve (on its
-    upper side where kinks underflowed, as in :func:`_group_general`)."""
+    of f (or f⁻¹), a curve above it (f itself where it reads its own): the operator on the
+    twin, read as an upper curve (on its upper side where kinks underflowed, as in
+    :func:`_group_general`)."""
     twin = f._twin_lower(inverse)
     lost: list[bool] = []
-    out = _group_pl(twin, k, lost_out=lost)
+    # (its points to nearest, uncapped: the caps of :func:`_left_below` move them left of and
+    # below the true kinks, beyond the ρ its upper reading moves them back by; see
+    # :func:`_group_general`)
+    out = _group_pl(twin, k, lost_out=lost, capped=False)
     return (_group_pl(twin, k, side="upper") if lost else out)._as_upper()
 
 
@@ -1070,7 +1077,14 @@ def _group_general(f: TradeOff, k: int) -> TradeOff:
         # group(compose(f, repeat=3), 2) of a 3-outcome pair had no lower end: its bracket
         # collapsed to the conservative one.)
         via_twin = not f._twin_ok and f._has_twin()
-        if via_twin and f.kind == "exact":
+        # (a curve with its own optimistic reading reads one through _group_twin too: this
+        # curve's points are capped (_left_below) left of and below the true kinks, beyond the
+        # ρ an upper reading moves them back by, and read as an upper curve they lay below the
+        # exact group: group(poisson_subsample(group(T(P, Q), 2), 1e-12).add.inverse(), 3), of
+        # ρ = 3.1e-14, merged two kinks 5e-13 apart at α ≈ 0.489 into a point 3.3e-14 below
+        # the exact curve, and read δ(0)'s lower end 2.0530e-12 for the exact 2.0453e-12;
+        # helper-48, hunt seed 402124)
+        if f.kind == "exact" and f._has_twin():
             lo._twin_build = functools.partial(_group_twin, f, k, False)
             # ([1 − (1 − f)^{∘k}]⁻¹ = 1 − (1 − f⁻¹)^{∘k}: its inverse from f⁻¹'s twin)
             lo._inverse_twin_build = functools.partial(_group_twin, f, k, True)

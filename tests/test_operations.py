@@ -1627,3 +1627,79 @@ def test_envelope_inverse_charges_derived_p_masses() -> None:
             truth = mp_points_delta(c, mp.mpf(eps))
             lo, hi = h.delta_bracket(eps)
             assert mp.mpf(lo) <= truth <= mp.mpf(hi), (eps, lo, hi)
+
+
+def test_symmetrize_poisson_add_kink_at_least_subnormal_alpha() -> None:
+    # A hunt (seed 401668): P[0] = 5e-324 with next kinks at 4.05e-320, 3.6e-304, …; the hull's
+    # slopes (−2.6e322, −5.8e317) both overflowed to −∞ in lower_hull_c, the kink
+    # (5e-324, 0.86904296875) was dropped, and symmetrize(poisson_subsample(·, 0.9).add) read
+    # f(5e-324) = 0.99983 for the true 0.86904 (above it). Reference: exact fractions from the
+    # definitions (pair (P, 0.1 P + 0.9 Q), lower hull of its breakpoints and their mirrors).
+    from fractions import Fraction as Fr
+
+    P = [
+        5e-324, 0.66796875, 0.33203124999999994, 5.551115123125782e-17, 6.162975822039154e-33,
+        6.84227765783602e-49, 7.596454196607838e-65, 8.433758354584418e-81, 9.363352709384396e-97,
+        1.0395409765644898e-112, 1.1541223272232168e-128, 1.2813331809171844e-144,
+        1.4225655996704494e-160, 1.579365082793826e-176, 1.7534474792067222e-192,
+        1.9467177638862434e-208, 2.1612908839133065e-224, 2.3995149022330093e-240,
+        2.6639966923902683e-256, 2.9576304654169364e-272, 3.2836294410387006e-288,
+        3.6455610097781983e-304, 4.047e-320,
+    ]
+    Q = [0.1455078125, 0.439453125] + [0.012969970703125] * 10 + [0.02593994140625] * 11
+    r = Fr(0.9)
+    A = [Fr(x) for x in P]
+    B = [(1 - r) * Fr(x) + r * Fr(y) for x, y in zip(P, Q, strict=True)]
+    pts, sa, sb = [(Fr(0), Fr(1))], Fr(0), Fr(0)
+    for i in sorted(range(len(A)), key=lambda i: -(B[i] / A[i])):
+        sa, sb = sa + A[i], sb + B[i]
+        pts.append((sa, 1 - sb))
+    hull: list[tuple[Any, Any]] = []
+    for pt in sorted(set(pts + [(y, x) for x, y in pts])):
+        while len(hull) >= 2 and ((hull[-1][0] - hull[-2][0]) * (pt[1] - hull[-2][1])
+                                  - (hull[-1][1] - hull[-2][1]) * (pt[0] - hull[-2][0])) <= 0:
+            hull.pop()
+        hull.append(pt)
+
+    def truth(x: Any) -> Any:
+        for (x0, y0), (x1, y1) in zip(hull, hull[1:], strict=False):
+            if x0 <= x <= x1:
+                return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+        raise AssertionError(x)
+
+    base = fdp.from_distributions(P, Q)
+    curves = [fdp.symmetrize(fdp.poisson_subsample(base, 0.9).add), fdp.subsample(base, 0.9)]
+    for c in curves:
+        for alpha in (5e-324, 1e-323, 1e-320, 4e-320, 1e-310, 1e-300, 0.3):
+            assert Fr(float(c(alpha))) <= truth(Fr(alpha)), (c, alpha)
+    assert truth(Fr(5e-324)) < Fr(0.87)
+
+
+
+def test_group_of_poisson_inverse_lower_end_against_exact_sums() -> None:
+    # helper-48, hunt seed 402124: group of a curve with its own optimistic reading read that
+    # reading from its points, which the lower side caps left of and below the true kinks
+    # (_left_below); two kinks 5e-13 apart at α ≈ 0.489 merged into a point 3.3e-14 below the
+    # exact curve, and δ(0)'s lower end read 2.0530e-12 for the exact 2.0453e-12. Reference:
+    # the group operator on the exact pair's breakpoints in mpmath (exact_sums), not fdp
+    import mpmath as mp
+
+    p = [0.2783861671468246, 0.011239193083567453, 0.2103746397693395, 9.094947017729282e-13,
+         0.4999999999993589, 1.3877787807814457e-17]
+    q = [4.512761638637904e-07, 0.04251382484527996, 0.14787417337488684, 0.3096115505036693,
+         0.5, 4.592919689456196e-17]
+    rate = 1e-12
+    f = fdp.from_distributions(p, q)
+    g = group(fdp.poisson_subsample(group(f, 2), rate).add.inverse(), 3)
+    eps = [0.0, 5.941825155354216e-13, 8.912737733069788e-13, 1e-12, 1.5941808934947107e-12]
+    lo, hi = g.delta_bracket(np.array(eps))
+    with mp.workdps(60):
+        pm, qm = mp_pair(p, q)
+        a, b = mp_hull_pair(mp_group_points(mp_breakpoints(pm, qm), 2))
+        r = mp.mpf(rate)
+        m = [(1 - r) * x + r * y for x, y in zip(a, b, strict=True)]
+        # the add pair is (A, (1 − r)A + rB); its inverse swaps it
+        pts = mp_group_points(mp_breakpoints(m, a), 3)
+        for e, lo_e, hi_e in zip(eps, lo, hi, strict=True):
+            ref = mp_points_delta(pts, mp.mpf(e))
+            assert lo_e <= ref <= hi_e, (e, lo_e, float(ref), hi_e)
