@@ -357,15 +357,29 @@ class _PartsEnvelope(PiecewiseLinear):
         return np.maximum(f._epsilon(delta), g._epsilon(delta))
 
     def _swapped_p_rtol(self) -> float:
-        # The inverse (swapped masses) reads the derived P-masses as its Q-masses, as the
-        # mixtures do (:func:`_derived_p_rtol`). Taken as exact, the inverse of min{f, g}** of
-        # two products of pairs with masses near 1e-300 (losses ±700 to ±1400; the P-masses
-        # summed to 1 − 2.3e-13) read δ(ε)'s upper end 0.9999999999997687 for the exact
-        # 1 − 1.2e-309 at every ε from −5 to 20 (helper-46; the side that subsample(
-        # symmetrize(compose(…)), 0.9) read at ε = −1, 1.7e-13 low, before the mixtures'
-        # charge). min_envelope(compose(from_distributions([2.87e-308, 3.62e-310, 1], [0.914,
-        # 0.0864, 3.75e-319]), …), …).inverse(): tests/test_operations.py.
-        return _derived_p_rtol(self)
+        """The relative error of the P-masses beyond ``mass_rtol``: read from the Q-masses and
+        losses, p = q e^{−ℓ} (:func:`_envelope_masses`), ℓ within its recorded bound r of the
+        truth, so p within e^r − 1, plus the rounding of log q, of the difference and of exp
+        (u each of |log q| and |log p|). δ and β read the masses' relative error from
+        ``mass_rtol`` (the Q-masses and losses are what δ reads, the P-masses only α), but a
+        mixture built outcome by outcome swaps them into its inverse's Q-masses (its β near
+        α = 1, and C_p(f) into its mirror images'), and so does this curve's own inverse.
+        Taken as exact, the mixture of symmetrize(from_distributions(…)) with losses near ±700
+        and P-masses 3.6e-14 above the truth read f_p⁻¹(0.9968207908173234) =
+        2.161290877018544e-224, 8e-15 relative above the exact value (a hunt, seed 400220),
+        and the inverse of min{f, g}** of two products of pairs with masses near 1e-300
+        (P-masses summing to 1 − 2.3e-13) read δ(ε)'s upper end 0.9999999999997687 for the
+        exact 1 − 1.2e-309 at every ε from −5 to 20 (helper-46)."""
+        if self._given_masses is None:
+            return 0.0
+        p, q, loss = self._masses
+        ok = (p > 0.0) & (q > 0.0) & np.isfinite(loss)
+        if not ok.any():
+            return 0.0
+        r = self._loss_errs()[ok]
+        u = UNIT_ROUNDOFF
+        return float(np.max(np.expm1(r) * (1.0 + 2.0 * u)
+                            + u * (np.abs(np.log(q[ok])) + np.abs(np.log(p[ok])) + 4.0)))
 
 
 class _LowerEnvelope(_PartsEnvelope):
@@ -530,30 +544,6 @@ def max_curve(f: PiecewiseLinear, g: PiecewiseLinear) -> PiecewiseLinear:
     return PiecewiseLinear(x, y, kind=kind)
 
 
-def _derived_p_rtol(f: PiecewiseLinear) -> float:
-    """The relative error of f's P-masses beyond its ``mass_rtol`` where they are read from its
-    Q-masses and losses, p = q e^{−ℓ} (min{f, g}**'s, :func:`_envelope_masses`): ℓ is within
-    its recorded bound r of the truth, so p within e^r − 1, plus the rounding of log q, of the
-    difference and of exp (u each of |log q| and |log p|). 0 for other curves, whose P-masses
-    are given. δ and β read the masses' relative error from ``mass_rtol`` (the Q-masses and
-    losses are what δ reads, the P-masses only α), but a mixture built outcome by outcome
-    swaps them into its inverse's Q-masses, its β near α = 1, and C_p(f) into its mirror
-    images'. (Taken as exact, the mixture of symmetrize(from_distributions(…)) with losses
-    near ±700 and P-masses 3.6e-14 above the truth read f_p⁻¹(0.9968207908173234) =
-    2.161290877018544e-224, 8e-15 relative above the exact value, and poisson_subsample(·,
-    0.01).symmetric with it; a hunt, seed 400220.)"""
-    if not isinstance(f, _PartsEnvelope) or f._given_masses is None:
-        return 0.0
-    p, q, loss = f._masses
-    ok = (p > 0.0) & (q > 0.0) & np.isfinite(loss)
-    if not ok.any():
-        return 0.0
-    r = f._loss_errs()[ok]
-    u = UNIT_ROUNDOFF
-    return float(np.max(np.expm1(r) * (1.0 + 2.0 * u)
-                        + u * (np.abs(np.log(q[ok])) + np.abs(np.log(p[ok])) + 4.0)))
-
-
 def _mixed_losses(loss: np.ndarray, p: float) -> tuple[np.ndarray, np.ndarray]:
     """Losses of p f + (1 − p) Id outcome by outcome, ℓ' = log(1 − p + p e^ℓ), and a bound on
     their rounding, to be charged on a curve's side: up on it, down before an inverse negates
@@ -627,7 +617,7 @@ def _mixture_pl_of(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     rtol = f._mass_rtol + 8.0 * UNIT_ROUNDOFF
     if not f._bound and f._side == "lower" and p > 0.0:  # from the masses: no running sums
         pm, qm, loss = f._masses
-        rtol += _derived_p_rtol(f)  # (pm becomes the inverse's Q-masses)
+        rtol += f._swapped_p_rtol()  # (pm becomes the inverse's Q-masses)
         new_loss, err = _mixed_losses(loss, p)
         err = err + f._loss_errs()  # (ℓ ↦ ℓ' has slope at most 1: f's errors carry over)
         qq = (1.0 - p) * pm + p * qm
@@ -1983,7 +1973,7 @@ def _subsampled_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear | None:
         loss=np.concatenate([new_loss, -new_loss, [0.0, -np.inf]]),
         loss_err=np.concatenate([err, err, [0.0, 0.0]]),
         kind="exact",
-        mass_rtol=f._mass_rtol + 8.0 * UNIT_ROUNDOFF + _derived_p_rtol(f),  # (pp: Q-masses too)
+        mass_rtol=f._mass_rtol + 8.0 * UNIT_ROUNDOFF + f._swapped_p_rtol(),  # (pp: Q-masses too)
     )
     out._self_inverse = True
     if not f._twin_ok and f._has_twin():

@@ -1281,9 +1281,9 @@ class PiecewiseLinear(TradeOff):
         return out
 
     def _swapped_p_rtol(self) -> float:
-        """The relative error of the given P-masses beyond ``mass_rtol``, which an inverse built
-        from the swapped masses reads as its Q-masses: 0 here (P-masses given), an envelope's
-        derived ones' in :class:`fdp.operations._PartsEnvelope`."""
+        """The relative error of the given P-masses beyond ``mass_rtol``, which an inverse or a
+        mixture built from the swapped masses reads as its Q-masses: 0 here (P-masses given),
+        an envelope's derived ones' in :class:`fdp.operations._PartsEnvelope`."""
         return 0.0
 
     def _build_inverse_of(self) -> PiecewiseLinear:
