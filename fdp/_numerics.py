@@ -321,7 +321,7 @@ def lower_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def lower_hull_c(
-    a: np.ndarray, ac: np.ndarray, b: np.ndarray, bc: np.ndarray, rtol: float = 0.0
+    a: np.ndarray, ac: np.ndarray, b: np.ndarray, bc: np.ndarray
 ) -> np.ndarray:
     """Indices of the lower convex hull of points (a, b) of a decreasing curve, sorted by a
     (ties broken by 1 − a), given with their complements ac = 1 − a and bc = 1 − b.
@@ -330,7 +330,7 @@ def lower_hull_c(
     coordinates resolve it: differences of complements where both points are above 1/2, of the
     values otherwise. So points 1e-100 apart next to β = 1 (a privacy curve's tail at α → 0)
     keep their geometry, which a hull of the rounded values would lose. A point is dropped only
-    if the chain does not turn counter-clockwise there by more than ``rtol`` in slope.
+    if the chain does not turn counter-clockwise there.
     """
     a, ac, b, bc = (np.asarray(x, dtype=float).tolist() for x in (a, ac, b, bc))
 
@@ -352,15 +352,8 @@ def lower_hull_c(
     for i in range(len(a)):
         while len(hull) >= 2:
             s1, s2 = slope(hull[-2], hull[-1]), slope(hull[-1], i)
-            # (no tolerance term at rtol = 0: a slope overflowed to ±∞ times 0 is NaN, and the
-            # comparison then kept a point that lies above the hull)
-            if rtol > 0.0:
-                m1, m2 = (-s1 if s1 < 0 else s1), (-s2 if s2 < 0 else s2)
-                big = m1 if m1 >= m2 else m2
-                if isinstance(big, Fraction):  # (both finite: an exact tolerance)
-                    s2 = s2 - Fraction(rtol) * big
-                else:  # (an exact slope is finite: less an infinite tolerance, −∞)
-                    s2 = -math.inf if isinstance(s2, Fraction) else s2 - rtol * big
+            # (no tolerance term: a slope overflowed to ±∞ times 0 is NaN, and the comparison
+            # then kept a point that lies above the hull)
             if s1 >= s2:
                 hull.pop()
             else:
