@@ -232,3 +232,20 @@ def test_gaussian_rdp_in_the_subnormal_range_is_an_upper_bound() -> None:
             lam = float(rng.uniform(1.01, 200.0))
             got = float(rdp.gaussian(float(mu), [lam])[0])
             assert mp.mpf(got) >= mp.mpf(lam) * mp.mpf(float(mu)) ** 2 / 2
+
+
+def test_integer_orders_of_the_subsampled_gaussian_are_upper_bounds() -> None:
+    # The binomial sum's rounding was charged from |log A| + λ alone, but its top terms are
+    # sums of parts of size ~400 that cancel (k log q against (k² − k)/(2σ²)): σ = 1.11,
+    # q = 6.7e-6, λ = 32 read ρ one ulp below the exact value (a sweep against mpmath).
+    # Each ρ(λ) against its binomial sum in mpmath (40 digits), no slack on the lower side.
+    rng = np.random.default_rng(11)
+    cases = [(1.1105993263579983, 6.7103000191371195e-06, 32)]
+    for _ in range(120):
+        cases.append((float(10 ** rng.uniform(-0.4, 1.7)), float(10 ** rng.uniform(-6, -0.05)),
+                      int(rng.choice([2, 3, 4, 8, 16, 32, 64, 128, 256]))))
+    with mp.workdps(40):
+        for sigma, q, lam in cases:
+            got = mp.mpf(float(rdp.subsampled_gaussian(sigma, q, [lam])[0]))
+            exact = _mp_log_a_int(q, sigma, lam) / (lam - 1)
+            assert exact <= got <= exact * (1 + mp.mpf(1e-11)) + mp.mpf(1e-14), (sigma, q, lam)
