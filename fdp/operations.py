@@ -1353,6 +1353,14 @@ class Mixture(TwinOfBase, TradeOff):
         """f_p⁻¹. For a PL base (or a bracket of them) a PL curve from the outcomes' masses:
         the generic :class:`Inverse` profile 1 − e^ε + e^ε δ(−ε) cancels to rounding noise
         (1e-16·e^ε) beyond the largest loss, which moved ε(δ ≤ 1e-16) there."""
+        if self.p == 0.0:
+            return self  # (f_0 = Id, its own inverse; the generic one read δ(1000) = 1.3e-15)
+        if self.p == 1.0:
+            # f_1 = f: its inverse is f's. (The generic Inverse of poisson_subsample(m,
+            # 1.0).add, m a mixture of a PL curve with losses down to −31.2, read δ(1000) =
+            # 0.338 at both ends of the bracket for the exact 0, and ε(δ) = ∞ below it: the
+            # cancellation's allowance, capped by its own reading at ε = 7; hunt seed 402783)
+            return self.base.inverse()
         if self.p > 0.0 and isinstance(self.base, PiecewiseLinear):
             return _mixture_pl(self.base, self.p).inverse()
         if self.p > 0.0 and isinstance(self.base, Bracketed):

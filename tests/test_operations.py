@@ -1703,3 +1703,35 @@ def test_group_of_poisson_inverse_lower_end_against_exact_sums() -> None:
         for e, lo_e, hi_e in zip(eps, lo, hi, strict=True):
             ref = mp_points_delta(pts, mp.mpf(e))
             assert lo_e <= ref <= hi_e, (e, lo_e, float(ref), hi_e)
+
+
+def test_inverse_of_a_mixture_at_rate_one_or_zero() -> None:
+    # poisson_subsample(m, 1.0).add is m; its inverse was the generic Inverse, whose
+    # 1 − e^ε + e^ε δ(−ε) cancels to its allowance beyond the largest loss: with m a mixture of
+    # a pair whose losses reach −31.2, δ(1000) read 0.338 at both ends for the exact 0 and
+    # ε(1e-10) ∞ for 31.19 (hunt seed 402783). The reference: the inverse pair (Q', P') of
+    # the mixture Q' = rQ + (1 − r)P, P' = P, in mpmath from the float masses.
+    p = [0.33809166040571, 0.16190833959429, 0.5, 2.7755575615628914e-17]
+    q = [7.888609052210118e-31, 0.4013671875, 0.5986328124999999, 1.1102230246251487e-16]
+    r = 0.9999999999999716
+    curve = fdp.poisson_subsample(
+        fdp.poisson_subsample(fdp.from_distributions(p, q), r).add, 1.0).add.inverse()
+    import mpmath as mp
+
+    with mp.workdps(60):
+        pm, qm = mp_pair(p, q)
+        rr = mp.mpf(r)
+        qmix = [rr * b + (1 - rr) * a for a, b in zip(pm, qm, strict=True)]
+        inv = [(qmix, pm)]  # the inverse's (P, Q)
+        for eps in (0.0, 5.0, 20.0, 31.0, 31.19, 35.0, 1000.0):
+            lo, hi = curve.delta_bracket(eps)
+            exact = mp_delta(inv, eps)
+            assert lo <= exact <= hi, (eps, lo, float(exact), hi)
+        for d in (1e-3, 1e-10, 1e-300, 5e-324):
+            lo, hi = curve.epsilon_bracket(d)
+            exact = mp_eps(inv, d, top=100.0)
+            assert lo <= exact <= hi * (1 + 1e-12), (d, lo, float(exact), hi)
+    ident = fdp.poisson_subsample(fdp.poisson_subsample(fdp.from_distributions(p, q), r).add,
+                                  0.0).add.inverse()
+    for eps in (0.0, 1.0, 50.0, 1000.0):
+        assert ident.delta_bracket(eps) == (0.0, 0.0)
