@@ -166,9 +166,10 @@ def div_up(a: float, b: float) -> float:
     return math.nextafter(q, math.inf) if (a > 0.0 and q < math.inf) else q
 
 
-def product_up(k: int, x: float) -> float:
+def product_up(k: float, x: float) -> float:
     """k·x rounded toward +∞ exactly (the float product compared with the rational one), as
-    :func:`quotient_up`: group(G_μ, k) = G_{kμ} at a μ never below kμ.
+    :func:`quotient_up`: group(G_μ, k) = G_{kμ} at a μ never below kμ; a positive product that
+    underflows is the least subnormal, not 0.
 
     Examples
     --------
@@ -176,7 +177,7 @@ def product_up(k: int, x: float) -> float:
     (1.5, True)
     """
     m = k * x
-    if math.isfinite(m) and Fraction(m) < k * Fraction(x):
+    if math.isfinite(m) and Fraction(m) < Fraction(k) * Fraction(x):
         m = math.nextafter(m, math.inf)
     return m
 

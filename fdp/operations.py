@@ -615,6 +615,9 @@ def _mixture_pl_of(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     (loss ℓ ↦ log(1 − p + p e^ℓ); Q's +∞ atom keeps P-mass 0). Its inverse is built alongside,
     with the losses' rounding charged the other way."""
     rtol = f._mass_rtol + 8.0 * UNIT_ROUNDOFF
+    # the +∞ atom p·q_∞ rounded up: to nearest, 1e-12 · 1e-312 was 0, and subsample(subsample(
+    # EpsDelta(10, 1e-300), 1e-12), 1e-12) read ε(0) = 4.4e-15 (pure DP) for the exact ∞
+    atom_m, atom_b = product_up(p, f._mass_qinf), product_up(p, f._qinf)
     if not f._bound and f._side == "lower" and p > 0.0:  # from the masses: no running sums
         pm, qm, loss = f._masses
         rtol += f._swapped_p_rtol()  # (pm becomes the inverse's Q-masses)
@@ -623,10 +626,10 @@ def _mixture_pl_of(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
         qq = (1.0 - p) * pm + p * qm
         # (the losses to nearest with their rounding bounds: each side charges them its way)
         mix = PiecewiseLinear.from_masses(
-            pm, qq, q_inf=p * f._mass_qinf, loss=new_loss, loss_err=err, kind=f.kind,
+            pm, qq, q_inf=atom_m, loss=new_loss, loss_err=err, kind=f.kind,
             mass_rtol=rtol,
         )
-        (ip, iq, il), iq_inf = _swap_masses(pm, qq, new_loss, p * f._mass_qinf)
+        (ip, iq, il), iq_inf = _swap_masses(pm, qq, new_loss, atom_m)
         neg = np.isneginf(new_loss)
         inv = PiecewiseLinear.from_masses(
             ip, iq, q_inf=iq_inf, loss=il, loss_err=np.append(err[~neg][::-1], 0.0),
@@ -639,7 +642,7 @@ def _mixture_pl_of(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     bcp = p * f._bc + (1.0 - p) * a
     if not (f._bound or f._side == "upper"):
         return PiecewiseLinear(
-            a, bp, alpha_c=f._ac, beta_c=bcp, q_inf=p * f.q_inf,
+            a, bp, alpha_c=f._ac, beta_c=bcp, q_inf=atom_b,
             q_cum=p * f._qc + (1.0 - p) * a, kind=f.kind,
         )
     # A certified side stays one (the result keeps it, so that its evaluation, δ, ε and
@@ -655,7 +658,8 @@ def _mixture_pl_of(f: PiecewiseLinear, p: float) -> PiecewiseLinear:
     r = (4.0 if f._side == "upper" else -4.0) * UNIT_ROUNDOFF
     bp = np.minimum(bp * (1.0 + r), 1.0)
     bcp = np.maximum(bcp * (1.0 - r), 0.0)
-    mass_q_inf = p * f._qinf  # (the atom of the breakpoints the segments come from)
+    # (the atom of the breakpoints the segments come from; rounded down on the upper side)
+    mass_q_inf = atom_b if f._side == "lower" else -product_up(-p, f._qinf)
 
     def masses(side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         pm, qm, loss = f._segments_on(side)
@@ -1967,7 +1971,7 @@ def _subsampled_pl(f: PiecewiseLinear, p: float) -> PiecewiseLinear | None:
     err = err + f._loss_errs()[pos]
     pp = pm[pos]
     qq = (1.0 - p) * pm[pos] + p * qm[pos]
-    qi = p * f._mass_qinf
+    qi = product_up(p, f._mass_qinf)  # (rounded up: 1e-12 · 1e-312 was 0, ε(0) finite)
     # the loss-0 atom y* − x*: with f's masses summing to 1 (pos, their mirrors, loss-0 atoms z
     # and the ±∞ atoms) it is Σz + (1 − p)(Σ_pos (q_j − p_j) + q_∞), a sum of nonnegative terms.
     # (As 1 − Σ of the others it cancelled to an ulp of 1: C_p(f_{36.69, 0}) at p = 1 had a

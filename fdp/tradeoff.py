@@ -23,6 +23,7 @@ import numpy as np
 
 from ._checks import as_array, check_int
 from ._numerics import (
+    MIN_NORMAL,
     TINY,
     UNIT_ROUNDOFF,
     add_down,
@@ -1637,6 +1638,10 @@ class _Profile:
         # (the atoms at +∞ gathered, the sum rounded toward this side's bound)
         extra = float(q[top].sum()) if top.any() else 0.0
         self.q_inf = (add_up if self.sign > 0 else add_down)(float(q_inf), extra)
+        if self.sign < 0 and 0.0 < self.q_inf < MIN_NORMAL:
+            # (a subnormal atom may be a product raised to the least subnormal for the lower
+            # side, fdp.operations._mixture_pl_of: the optimistic reading takes it off)
+            self.q_inf = max(self.q_inf - TINY, 0.0)
         self.offset = float(offset) if side == "upper" else 0.0
         self.steps = offset_steps if side == "upper" else None
         self.rtol = float(rtol)  # relative error of the masses themselves

@@ -1735,3 +1735,21 @@ def test_inverse_of_a_mixture_at_rate_one_or_zero() -> None:
                                   0.0).add.inverse()
     for eps in (0.0, 1.0, 50.0, 1000.0):
         assert ident.delta_bracket(eps) == (0.0, 0.0)
+
+
+def test_subsample_keeps_an_atom_below_the_float_range() -> None:
+    # C_p(f)'s +∞ atom is p·q_∞ (DRS Thm 4.2): 1e-12 · 1e-312 was rounded to 0, and
+    # subsample(subsample(EpsDelta(10, 1e-300), 1e-12), 1e-12) read ε(0) = 4.4e-15 (pure DP)
+    # where no finite ε has δ = 0. The atom's exact value: the product of the floats, in
+    # mpmath; above every finite loss (ε = 100 > 10) δ is the atom alone.
+    import mpmath as mp
+
+    inner = fdp.subsample(fdp.EpsDelta(10.0, 1e-300), 1e-12)
+    for outer in (fdp.subsample(inner, 1e-12), fdp.subsample(fdp.symmetrize(inner), 1e-12),
+                  fdp.poisson_subsample(inner, 1e-12).add):
+        assert outer.epsilon(0.0) == math.inf
+        assert outer.epsilon_bracket(0.0)[1] == math.inf
+        with mp.workdps(30):
+            atom = mp.mpf(1e-12) * mp.mpf(1e-12) * mp.mpf(1e-300)
+            lo, hi = outer.delta_bracket(100.0)
+            assert lo <= atom <= hi, (outer, lo, hi)
