@@ -1497,7 +1497,9 @@ class Mixture(TwinOfBase, TradeOff):
             q_below=q_below,
             p_above=b.p_above,
             q_above=(1.0 - p) * b.p_above + p * b.q_above,
-            q_inf=p * b.q_inf,
+            # (rounded up: to nearest 1e-12 · 1e-320 was 0, and a composition of the mixture
+            # read ε(0) finite, δ = 0 beyond its losses, for the exact ∞)
+            q_inf=product_up(p, float(b.q_inf)),
             loss_lo=lo,
             loss_hi=hi,
         )

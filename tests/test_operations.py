@@ -1753,3 +1753,20 @@ def test_subsample_keeps_an_atom_below_the_float_range() -> None:
             atom = mp.mpf(1e-12) * mp.mpf(1e-12) * mp.mpf(1e-300)
             lo, hi = outer.delta_bracket(100.0)
             assert lo <= atom <= hi, (outer, lo, hi)
+
+
+def test_composed_mixture_keeps_an_atom_below_the_float_range() -> None:
+    # The Poisson add pair's +∞ atom is p·q_∞; the engine's bins rounded it to nearest, so
+    # 1e-12 · 1e-320 was 0 and compose(poisson_subsample(EpsDelta(0, 1e-320), 1e-12).add,
+    # EpsDelta(1)) read ε(0) = 1.4 (δ = 0 beyond its losses) where no finite ε has δ = 0:
+    # the composed atom is 1 − (1 − 1e-12 · 1e-320) > 0 (exact product, mpmath).
+    import mpmath as mp
+
+    for d, r in ((1e-320, 1e-12), (5e-324, 0.5), (1e-300, 1e-30)):
+        add = fdp.poisson_subsample(fdp.EpsDelta(0.0, d), r).add
+        h = fdp.compose(add, fdp.EpsDelta(1.0))
+        assert h.epsilon(0.0) == math.inf
+        with mp.workdps(30):
+            atom = mp.mpf(r) * mp.mpf(d)
+            assert h.delta_bracket(math.inf)[1] >= atom
+            assert h.delta_bracket(50.0)[1] >= atom
