@@ -688,13 +688,31 @@ def _cached(kind: str, c: TradeOff, arg: float, compute: Any) -> Any:
     return out
 
 
-def _loss_bins_chunked(c: TradeOff, edges: np.ndarray, chunk: int = 1 << 18) -> LossBins:
-    """c's loss bins on ``edges``, computed a chunk of bins at a time (each bin's masses depend
-    on its own end points only; below/above from the first/last chunk): a component at the
-    grid cap has 2²² sub-bins, whose intermediates in one piece peaked at 0.4 GB."""
+def _side_bins(c: TradeOff, edges: np.ndarray, side: str | None = None) -> LossBins:
+    """c's loss bins on ``edges`` for the engine's ``side`` ("lower": the pessimistic measure,
+    "upper": the optimistic one): a curve whose masses or losses carry errors gives each side
+    its own (:meth:`~fdp.tradeoff.PiecewiseLinear._engine_bins`), others one for both."""
+    get = getattr(c, "_engine_bins", None) if side is not None else None
+    got = get(edges, side) if get is not None else None
+    return c._loss_bins(edges) if got is None else got
+
+
+def _sided(c: TradeOff) -> bool:
+    """Whether c gives the engine's two sides different bins (see :func:`_side_bins`)."""
+    get = getattr(c, "_engine_outcomes", None)
+    return get is not None and get("lower") is not None
+
+
+def _loss_bins_chunked(c: TradeOff, edges: np.ndarray, chunk: int = 1 << 18,
+                       side: str | None = None) -> LossBins:
+    """c's loss bins on ``edges`` (for ``side``: :func:`_side_bins`), computed a chunk of bins
+    at a time (each bin's masses depend on its own end points only; below/above from the
+    first/last chunk): a component at the grid cap has 2²² sub-bins, whose intermediates in one
+    piece peaked at 0.4 GB."""
     if edges.size <= chunk + 1:
-        return c._loss_bins(edges)
-    parts = [c._loss_bins(edges[i: i + chunk + 1]) for i in range(0, edges.size - 1, chunk)]
+        return _side_bins(c, edges, side)
+    parts = [_side_bins(c, edges[i: i + chunk + 1], side)
+             for i in range(0, edges.size - 1, chunk)]
 
     def given(name: str) -> np.ndarray | None:
         if all(getattr(x, name) is None for x in parts):
@@ -1044,9 +1062,11 @@ class _Component:
         self.loss = edges
         if subs is None:  # (sub-bins per bin: see _sub_count)
             subs = _sub_count(_atoms(upper))
-        sub = _loss_bins_chunked(upper, _sub_edges(edges, subs))
+        # (each side its own bins where the curve's masses carry errors: _side_bins)
+        sub = _loss_bins_chunked(upper, _sub_edges(edges, subs), side="upper")
         lb_up, ps, qs, lo_s = _sub_bins(sub, subs, edges)
-        lb_lo = lb_up if lower is upper else lower._loss_bins(edges)
+        lb_lo = lb_up if lower is upper and not _sided(lower) else _side_bins(
+            lower, edges, "lower")
         self.w, self.q_inf = _ctd(lb_lo, edges)
         # (the coupled mode's kernel ``wc`` is built when first used; its +∞ atom is _ctd's)
         self._lb_up = lb_up
@@ -1056,6 +1076,14 @@ class _Component:
         self.wo, self.qo_inf, self.slack_loss, self.slack_mass, self.loss_err = _optimistic(
             lb_up, ps, qs, edges, lo_s
         )
+        # (and how far upper's own bins read its losses above the true ones: _side_bins; in
+        # coupled mode too, whose kernel reads the same bins)
+        get = getattr(upper, "_engine_shift", None)
+        self.loss_shift = float(get()) if get is not None else 0.0
+        self.loss_err += self.loss_shift
+        # (the pessimistic side's: its composed losses read that much higher, _fft_compose)
+        get = getattr(lower, "_engine_shift", None)
+        self.lower_shift = float(get()) if get is not None else 0.0
         if charges is not None:
             self.slack_loss = np.concatenate([self.slack_loss, charges[0]])
             self.slack_mass = np.concatenate([self.slack_mass, charges[1]])
@@ -2538,7 +2566,8 @@ def _fft_compose(
     s_tot = sum(c.count * c.slack for c in comps if not c.coupled)
     # the optimistic measures' losses read up to d_i above the true ones (see _optimistic): the
     # upper curve reads the composed losses lower by their sum (``loss_err``)
-    d_opt = math.fsum(c.count * c.loss_err for c in comps if not c.coupled) * (1.0 + 1e-12)
+    d_opt = math.fsum(c.count * (c.loss_shift if c.coupled else c.loss_err)
+                      for c in comps) * (1.0 + 1e-12)
     out["slack"] = s_tot * math.exp(min(s_tot, 700.0)) * (1.0 + 1e-12) if s_tot > 0.0 else 0.0
     if out["slack"] > 0.0:
 
@@ -2579,6 +2608,8 @@ def _fft_compose(
     n_a = sum(c.count for c in comps if c.coupled)
     out["shift"] = _coupling_shift(n_a, h)
     out["loss_err"] = d_opt
+    # (the pessimistic side's losses read higher by the steps' loss errors: _Component)
+    out["loss_up"] = math.fsum(c.count * c.lower_shift for c in comps) * (1.0 + 1e-12)
     # the coupling fails with probability η, or where a coupled step's loss left its grid
     out["eta"] = ETA + sum(c.count * c.trunc for c in comps if c.coupled) if n_a else 0.0
     return out
@@ -2608,6 +2639,7 @@ def _curve_from_atoms(res: dict[str, Any], side: str) -> PiecewiseLinear:
         w = res["lower"] + e_pt
         q_inf = add_up(res["q_inf_lower"], res["tau"] if top is None else 0.0)
         lift = 0.0
+        eta = eta + res.get("loss_up", 0.0)
         loss = loss + eta
     else:
         w = res["upper"] - e_pt

@@ -201,7 +201,10 @@ def _log_mgf_pl_masses(curve: Any, t: np.ndarray, finite: bool = False) -> np.nd
     if not keep.any():
         return np.full(t.shape, -np.inf)
     lq, ll = np.log(q[keep]), loss[keep]
-    return _moment_lse(lq, ll, np.abs(ll), t)
+    # (the Q-masses known to a relative ρ: each at most q/(1 − ρ), rounded up)
+    rho = float(curve._mass_rtol)
+    charge = -math.log1p(-rho) * (1.0 + 4.0 * UNIT_ROUNDOFF) if rho > 0.0 else 0.0
+    return _moment_lse(lq, ll, np.abs(ll), t) + charge
 
 
 def _moment_lse(lq: np.ndarray, ll: np.ndarray, ll_mag: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -443,6 +446,11 @@ def max_loss(curve: Any) -> float:
                 mar = 4.0 * UNIT_ROUNDOFF * (np.where(np.isfinite(lq), lq, 0.0)
                                              + np.where(np.isfinite(lp), lp, 0.0)
                                              + np.abs(loss[fin]))
+                # and the losses' own recorded errors (given ones, the masses' mass_rtol, an
+                # exact product's bias): without them a curve whose given loss was 1e-7 below
+                # its masses' (loss_err 2e-7) composed read ε(1e-9) ≤ its computed top loss,
+                # 1e-7 below the exact one (tests/test_engine_loss_err.py)
+                mar = mar + curve._loss_errs()[fin]
                 out = float(np.max(loss[fin] + mar))
             else:
                 out = 0.0

@@ -1453,6 +1453,93 @@ class PiecewiseLinear(TradeOff):
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         p, q, loss, q_inf = self._bin_masses()
+        return self._outcome_bins(edges, p, q, loss, q_inf, None)
+
+    def _engine_bins(self, edges: np.ndarray, side: str) -> LossBins | None:
+        """The composition engine's bins for one side (``"lower"``: its pessimistic measure,
+        ``"upper"``: its optimistic one), where the given masses are not exact; None where
+        they are (:meth:`_loss_bins` serves both sides).
+
+        :meth:`_loss_bins` reads the masses as an exact pair, and the engine each bin's loss as
+        log(q/p) of its masses. But the masses are known to a relative ``mass_rtol`` ρ and the
+        losses within :meth:`_loss_errs` e (computed from the masses, given, or an exact
+        product's raised by ``_loss_bias``), which the curve's own δ and ε charge
+        (:meth:`_profile_masses`, :class:`_Profile`) and the engine did not: an outcome whose
+        computed loss sits on a grid point (the grid is aligned to them, :meth:`_atoms`) while
+        its true loss is above went to the bin below, and the clipped split put its loss at
+        the grid point; from_masses with ρ = 1e-8 composed read δ(0)'s upper end 3.0e-9 below
+        the exact one (tests/test_engine_loss_err.py). Each outcome is read here as Q-mass
+        q/(1 − ρ) (lower) or q/(1 + ρ) (upper) at its computed loss ℓ̂ (|ℓ̂ − ℓ| ≤ e), with the
+        P-mass q e^{−ℓ̂}: every true outcome's δ term q (1 − e^{ε−ℓ})₊ lies below its lower
+        replacement's at ε − e, and above its upper one's at ε + e (the engine reads the
+        composed losses higher, or lower, by Σ n_i × :meth:`_engine_shift`, the largest e),
+        so the measures bound δ on their side
+        at every ε (the engine's certificate is per nonnegative measure; the totals need not be
+        1). Only the engine reads these: a consumer that mirrors P and Q
+        (:class:`fdp.operations.Subsampled`) would need the loss moved the other way."""
+        got = self._engine_outcomes(side)
+        if got is None:
+            return None
+        pp, qq, lam, q_inf = got
+        return self._outcome_bins(edges, pp, qq, lam, q_inf, np.zeros(lam.size))
+
+    def _engine_shift(self) -> float:
+        """How far the losses of :meth:`_engine_bins` may lie from the true ones: the largest
+        error of a finite loss with Q-mass. The bins keep the losses where they are (on the
+        grid points aligned to them; moved each by its own error, they sat beside them, and
+        the optimistic measure's clamped charges there cost compose(T(P, Q), repeat=500) half
+        its time again in slack bounds), and the engine reads the composed losses higher by
+        Σ n_i × this on the pessimistic side and lower on the optimistic one, as it does its
+        own rounding (``pld._Component.loss_err``, ``lower_shift``)."""
+        if self._engine_outcomes("lower") is None:
+            return 0.0
+        p, q, loss = self._masses
+        err = self._loss_errs()[np.isfinite(loss) & (q > 0.0)]
+        return float(err.max()) * (1.0 + 1e-12) if err.size else 0.0
+
+    def _engine_outcomes(self, side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                   float] | None:
+        """The outcomes (p, q, loss) and +∞ atom :meth:`_engine_bins` bins for ``side``, or
+        None (computed once per side: the engine bins a curve many times while it plans)."""
+        memo = self.__dict__.setdefault("_engine_memo", {})
+        if side not in memo:
+            memo[side] = self._engine_outcomes_uncached(side)
+        return memo[side]  # type: ignore[no-any-return]
+
+    def _engine_outcomes_uncached(self, side: str) -> tuple[
+            np.ndarray, np.ndarray, np.ndarray, float] | None:
+        if self._given_masses is None or self._offset != 0.0:
+            return None
+        p, q, loss = self._masses
+        err = self._loss_errs()
+        rho = self._mass_rtol
+        if rho == 0.0 and not err.any():
+            return None
+        lower = side == "lower"
+        fin = np.isfinite(loss) & (q > 0.0)
+        # the losses stay where they are, on the grid points aligned to them (:meth:`_atoms`):
+        # the engine reads each side's composed losses moved by Σ n_i × _engine_shift. (Each
+        # raised by its own error on the lower side, they sat just above those grid points, a
+        # step from their bins' tops, and could not all be aligned at once: ±ℓ + e: the planner
+        # refined the grid five times for compose(T(P, Q), repeat=100), 2.5 → 5.6 ms)
+        lam = loss
+        # (1 ± 4u: the scale's and the product's rounding)
+        s = (1.0 + 4.0 * _U) / (1.0 - rho) if lower else (1.0 - 4.0 * _U) / (1.0 + rho)
+        qq = q * s if rho > 0.0 else q
+        with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+            # (in log space where e^{−ℓ} would overflow)
+            pl = np.where(lam > -700.0, qq * np.exp(-np.where(fin, lam, 0.0)),
+                          np.exp(np.log(qq) - lam))
+        pp = np.where(fin, pl, p)
+        q_inf = self._mass_qinf
+        if rho > 0.0 and not self._exact_atom:
+            q_inf = q_inf * s
+        return pp, qq, lam, q_inf
+
+    def _outcome_bins(self, edges: np.ndarray, p: np.ndarray, q: np.ndarray, loss: np.ndarray,
+                      q_inf: float, err: np.ndarray | None) -> LossBins:
+        """Bins of the outcomes (p, q, loss) and the +∞ atom; ``err``: the losses' error bounds
+        for the tiny-P bins' loss bounds (None: :meth:`_loss_errs`)."""
         j = np.searchsorted(edges, loss, side="left") - 1  # bin (e_j, e_{j+1}]
         nb = edges.size - 1
         below = j < 0
@@ -1462,7 +1549,11 @@ class PiecewiseLinear(TradeOff):
         qb = np.bincount(j[inside], weights=q[inside], minlength=nb)
         lo = hi = None
         if self._offset == 0.0 and pb.size:
-            lo, hi = self._bin_losses(edges, j, inside, pb, qb) or (None, None)
+            if err is None:
+                lo, hi = self._bin_losses(edges, j, inside, pb, qb) or (None, None)
+            else:
+                lo, hi = outcome_bin_losses(edges, j, inside, pb, qb, p, q, loss, err) or (
+                    None, None)
         return LossBins(
             p=pb,
             q=qb,
