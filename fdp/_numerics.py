@@ -296,23 +296,48 @@ def norm_isf(a: np.ndarray | float) -> np.ndarray:
         return np.where(a < 0.5, -special.ndtri(a), special.ndtri(1.0 - a))
 
 
-def lower_hull(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def _ulps(v: float) -> int:
+    """A finite float as an exact integer multiple of the least subnormal 2⁻¹⁰⁷⁴."""
+    n, d = v.as_integer_ratio()
+    return n << (1074 - d.bit_length() + 1)
+
+
+def lower_hull(x: np.ndarray, y: np.ndarray, exact: bool = True) -> np.ndarray:
     """Indices of the lower convex hull of points sorted by x (Andrew's monotone chain).
 
     Points with equal x keep only the lowest. Returns indices into the input in increasing x.
+    Each turn is decided exactly (``exact``; in float only, where any subset of the points
+    will do: chords through points above a convex curve, :meth:`TradeOff.to_piecewise`).
     """
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     order = np.lexsort((y, x))
+    xs, ys = x.tolist(), y.tolist()
+    ix: list[int] = []
+    iy: list[int] = []
     hull: list[int] = []
     last_x = None
-    for i in order:
-        if last_x is not None and x[i] == last_x:
+    for i in order.tolist():
+        if last_x is not None and xs[i] == last_x:
             continue  # same x, higher y: not on the lower hull
-        last_x = x[i]
+        last_x = xs[i]
         while len(hull) >= 2:
             o, a = hull[-2], hull[-1]
-            cross = (x[a] - x[o]) * (y[i] - y[o]) - (y[a] - y[o]) * (x[i] - x[o])
+            t1 = (xs[a] - xs[o]) * (ys[i] - ys[o])
+            t2 = (ys[a] - ys[o]) * (xs[i] - xs[o])
+            cross = t1 - t2
+            # A cross product within its rounding of 0 (each difference and product within u,
+            # a product that underflowed within half a subnormal ulp) is taken exactly: next to
+            # α = 0 the products of subnormal Δα and Δβ underflowed to 0, and a kink below the
+            # chord was dropped: from_points([5e-316, 1e-315], [1 − 1.5e-12, 1 − 2e-12],
+            # exact=True) read f(5e-316) = 1 − 1.0e-12 for the exact 1 − 1.5e-12
+            if exact and abs(cross) <= 4.0 * UNIT_ROUNDOFF * (abs(t1) + abs(t2)) + 2.0 * TINY:
+                if not ix:  # (the points as integer multiples of the least subnormal)
+                    ix[:] = [_ulps(v) for v in xs]
+                    iy[:] = [_ulps(v) for v in ys]
+                turn = ((ix[a] - ix[o]) * (iy[i] - iy[o])
+                        - (iy[a] - iy[o]) * (ix[i] - ix[o]))
+                cross = 1.0 if turn > 0 else -1.0 if turn < 0 else 0.0
             if cross <= 0:
                 hull.pop()
             else:

@@ -250,7 +250,7 @@ class TradeOff:
         # the chords: the lower hull of the points and (1, 0) (from_points would cap β at
         # 1 − α to nearest again)
         a, b = np.append(a, 1.0), np.append(b, 0.0)
-        idx = lower_hull(a, b)
+        idx = lower_hull(a, b, exact=False)  # (every point is above f: any chords will do)
         a, b = a[idx], b[idx]
         keep = np.concatenate([[True], np.diff(b) <= 0])
         return PiecewiseLinear(a[keep], b[keep], kind="approximation")
@@ -285,9 +285,12 @@ class TradeOff:
         e = as_array("eps", eps, allow_inf=True)
         out = np.asarray(self._delta(np.atleast_1d(e)), dtype=float).reshape(e.shape)
         floor = np.where(e < 0, -np.expm1(np.minimum(e, 0.0)), 0.0)
-        if getattr(self, "_side", None) == "upper":
+        if getattr(self, "_side", None) == "upper" or getattr(self, "_optimistic", False):
             # (an optimistic curve's floor must not exceed the true 1 − e^ε: expm1 is rounded
-            # to nearest, within an ulp; 2u down keeps it below)
+            # to nearest, within an ulp; 2u down keeps it below. Optimistic twins flagged
+            # ``_optimistic`` (a mixture's, a subsampling's) too: poisson_subsample(f, 1e-6)
+            # .add, whose δ(−0.001) is exactly 1 − e^{−0.001}, read its lower end
+            # 0.0009995001666250085, one ulp above the truth)
             floor = floor * (1.0 - 2.0 * UNIT_ROUNDOFF)
         out = np.clip(np.maximum(out, floor), 0.0, 1.0)
         return _scalar_or_array(out, e)
