@@ -1770,3 +1770,22 @@ def test_composed_mixture_keeps_an_atom_below_the_float_range() -> None:
             atom = mp.mpf(r) * mp.mpf(d)
             assert h.delta_bracket(math.inf)[1] >= atom
             assert h.delta_bracket(50.0)[1] >= atom
+
+
+def test_p_only_outcomes_merge_into_an_atom_rounded_up() -> None:
+    # The P-only outcomes (loss −∞) of a pair merge into one, whose P-mass is the inverse's +∞
+    # atom; summed to nearest, 0.212… + 0.5 + 1.4e-17 lost its last term, and the symmetrized
+    # curve read ε(0.7120082815734989) = 8.6e-15 where the exact atom exceeds that δ, so the
+    # true ε is ∞ (hunt seed 403721). The exact atom: a sum of the floats as rationals.
+    from fractions import Fraction
+
+    p = [0.21200828157349894, 0.10600414078674948, 0.18198757763975157, 0.5,
+         1.3877787807814457e-17]
+    q = [0.0, 0.25, 0.75, 0.0, 0.0]
+    assert sum(Fraction(x) for x in p) == 1
+    atom = Fraction(p[0]) + Fraction(p[3]) + Fraction(p[4])
+    f = fdp.from_distributions(p, q)
+    for c in (f.inverse(), fdp.symmetrize(f)):
+        assert Fraction(c.delta_bracket(1e-12)[1]) >= atom
+        assert Fraction(c.delta_bracket(50.0)[1]) >= atom
+        assert c.epsilon(float(atom)) == math.inf
