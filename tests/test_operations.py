@@ -1789,3 +1789,29 @@ def test_p_only_outcomes_merge_into_an_atom_rounded_up() -> None:
         assert Fraction(c.delta_bracket(1e-12)[1]) >= atom
         assert Fraction(c.delta_bracket(50.0)[1]) >= atom
         assert c.epsilon(float(atom)) == math.inf
+
+
+def test_poisson_subsample_at_rate_one_is_the_curve_and_its_symmetrization() -> None:
+    # At rate 1 add = remove = f and the symmetric curve is min{f, f⁻¹}**. Built the general
+    # way, the symmetric curve of s = subsample(group(f_{0.1, 1e-10}, 2), 0.999), an envelope,
+    # read δ(0.1998)'s lower end 2.10308e-10 for the exact 2.10307e-10 (hunt seed 405399).
+    # The reference: the exact group points (DRS Thm 2.14), C_p of their pair (DRS Thm 4.2)
+    # and the Poisson pairs of that (theory §7), in mpmath.
+    import mpmath as mp
+
+    s = fdp.subsample(fdp.group(fdp.from_eps_delta([0.1], [1e-10]), 2), 0.999)
+    with mp.workdps(60):
+        d, x = mp.mpf(1e-10), (1 - mp.mpf(1e-10)) / (1 + mp.exp(mp.mpf(0.1)))
+        pts = [(mp.mpf(0), 1 - d), (x, x), (1 - d, mp.mpf(0)), (mp.mpf(1), mp.mpf(0))]
+        g = mp_hull_pair(mp_group_points(pts, 2))
+        sp = mp_subsampled_pair([g], 0.999)
+        for rate in (1.0, 0.9):
+            pp = fdp.poisson_subsample(s, rate)
+            sym = mp_poisson_symmetric_of(*sp, mp.mpf(rate))
+            r = mp.mpf(rate)
+            add = (sp[0], [(1 - r) * a + r * b for a, b in zip(*sp, strict=True)])
+            for curve, pair in ((pp.symmetric, sym), (pp.add, add)):
+                for eps in (0.0, 0.1, 0.19981871432182233, 0.3):
+                    lo, hi = curve.delta_bracket(eps)
+                    exact = mp_delta([pair], eps)
+                    assert lo <= exact <= hi, (rate, curve, eps, lo, float(exact), hi)
