@@ -853,7 +853,13 @@ def _group_pl(
             sa, sac = f._a[j], f._ac[j]
             ys, ysc = f._eval_pair(np.where(small, sa, 1.0 - sac), np.where(small, 1.0 - sa, sac),
                                    "nearest")
-            pick = hit & ((ys < y) if side == "lower" else (ys > y))
+            # (an optimistic twin's build, uncapped, keeps the larger too: its points are read
+            # as an upper curve, and the tolerance also snaps points that are not preimages.
+            # Seed 404590: group(from_distributions(..), 2) read f at 1 − g(2.8e-17) =
+            # 0.4999999999990905, 1.8e-12 relative from the kink 0.5, as f(0.5) = 1.819e-12
+            # for the exact 2.7285e-12, and δ(0)'s lower end 0.9999999999980661 for the exact
+            # 0.9999999999972715)
+            pick = hit & ((ys < y) if side == "lower" and capped else (ys > y))
             y, yc = np.where(pick, ys, y), np.where(pick, ysc, yc)
         if capped and side == "lower" and f.kind == "exact" and not f._bound:
             # each point stands for the true kinks merged into it (a kink of g_{k−1}, the
