@@ -242,6 +242,25 @@ def _envelope_masses(f: PiecewiseLinear, g: PiecewiseLinear) -> tuple[
         s_a = np.sign(laf - lag)
         s_a = np.where(laf == lag, 0.0, s_a)
         r_a = 2.0 * n_tot * u * 2.0 * np.exp(hi_a - l_da)  # relative error of |ΔA|
+    # ΔA, like ΔB, from the tails where they are smaller (the totals agree: A_X = 1 − P_X(−∞)
+    # − P-mass of X below K_k): from the heads, a difference far below their ulp is lost.
+    # min_envelope(from_distributions([2e-308, 7e-323, 1e-323, 1], …), from_distributions(
+    # [1e-17, 1, 7e-323], [1e-300, .977, .023])) read ΔA = 0 (A_f = 1 + 2e-308, A_g =
+    # 1 + 7e-323) for the true 1e-17 below g's kink at loss −0.023, kept f on top down to −∞,
+    # and lost g's outcome P = 1e-17, Q = 1e-300 (loss −651.6): the inverse read δ(0.5)'s upper
+    # end 0 for the exact 1e-17 (a hunt, seed 5051)
+    (_, fa_ge0, fc_lt0, _), (_, ga_ge0, gc_lt0, _) = a_tails
+    t_sum = fc_lt0 + gc_lt0 + p_inf[0] + p_inf[1]
+    use_tail = t_sum < fa_ge0 + ga_ge0
+    if use_tail.any():
+        d_at = (p_inf[1] - p_inf[0]) + (gc_lt0 - fc_lt0)  # A_f − A_g
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            l_dat = np.log(np.abs(d_at))
+            r_at = 2.0 * n_tot * u * t_sum / np.abs(d_at)
+        l_da = np.where(use_tail, l_dat, l_da)
+        s_a = np.where(use_tail, np.sign(d_at), s_a)
+        r_a = np.where(use_tail, r_at, r_a)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         lc = np.log(np.abs(d_b)) - l_da  # the crossing's log x
         # its rounding: ΔB's and ΔA's relative errors, and the logarithms' ulps
         tol_c = e_b / np.abs(d_b) + r_a + 4.0 * u * (np.abs(lc) + np.abs(l_da) + 1.0)

@@ -1116,6 +1116,15 @@ class PiecewiseLinear(TradeOff):
             rounding = "up" if self._side == "upper" else "down"
         directed = (self._side == "lower" and self.kind == "exact" and not self._bound
                     and rounding != "nearest")
+        # an exact curve's optimistic twin (bound, side "upper") whose breakpoints carry the
+        # masses' relative error (derived P-masses: an envelope's q e^{−ℓ}, swapped into its
+        # inverse's Q-masses) reads them moved up by ρ too, as the lower side moves them down:
+        # the bound's 2e-15 alone left min_envelope(from_distributions([2e-308, 3e-16, 1,
+        # 1e-300, 3e-16], …), from_distributions([.64, .035, .33, 5e-324, 1e-310], …))
+        # .inverse()._as_upper() at α = 1e-310 0.3603515624999904 for the exact 0.3603515625
+        # (its breakpoint there 5.6e-14 relative low, its mass_rtol 7.6e-13; a hunt, seed 5149)
+        directed = directed or (self._side == "upper" and self._bound and self.kind == "exact"
+                                and self._mass_rtol > 0.0 and rounding == "up")
         if directed:
             # read at α moved by ρ relative (in the coordinate near its end of [0, 1], and by 8
             # subnormal ulps), then scale β by 1 ∓ ρ: monotone and convex, and below the truth
