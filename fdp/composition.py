@@ -117,7 +117,35 @@ class DeltaMix(TwinOfBase, TradeOff):
         return out
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
-        b = self.base._loss_bins(edges)
+        return self._scaled_bins(self.base._loss_bins(edges))
+
+    def _engine_sided(self) -> bool:
+        """Whether the engine's two sides read different bins (:func:`fdp.pld._sided`): where
+        the base's do."""
+        from .pld import _sided
+
+        return _sided(self.base)
+
+    def _engine_bins(self, edges: np.ndarray, side: str) -> LossBins | None:
+        """The base's bins for the engine's ``side`` (where its masses or losses carry errors,
+        :meth:`fdp.tradeoff.PiecewiseLinear._engine_bins`; None where not), scaled by 1 − δ:
+        that scale is the truth's too, so each side stays on its side. (Before, the base's
+        exact bins: compose(poisson_subsample(f, 0.5).add, EpsDelta(0, 1e-3)) of from_masses
+        with ρ = 1e-8 composed read δ(0.2)'s upper end 0.106613728023 for the exact
+        0.106613728920; tests/test_engine_mixture_err.py.)"""
+        from .pld import _side_bins, _sided
+
+        if not _sided(self.base):
+            return None
+        return self._scaled_bins(_side_bins(self.base, edges, side))
+
+    def _engine_shift(self) -> float:
+        """How far :meth:`_engine_bins`' losses may lie from the true ones: the base's."""
+        get = getattr(self.base, "_engine_shift", None)
+        return float(get()) if get is not None else 0.0
+
+    def _scaled_bins(self, b: LossBins) -> LossBins:
+        """This curve's bins from the base's on the same edges: masses times 1 − δ, +δ at +∞."""
         s = 1.0 - self.delta_
         return LossBins(
             p=s * b.p, q=s * b.q, p_below=s * b.p_below, q_below=s * b.q_below,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -1525,6 +1526,50 @@ class Mixture(TwinOfBase, TradeOff):
             return np.maximum(out + np.maximum(inner - 700, 0), 0.0)
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
+        return self._mapped_bins(edges, self.base._loss_bins, 1.0)
+
+    def _engine_sided(self) -> bool:
+        """Whether the engine's two sides read different bins (:func:`fdp.pld._sided`): where
+        the base's do."""
+        from .pld import _sided
+
+        return _sided(self.base)
+
+    def _engine_bins(self, edges: np.ndarray, side: str) -> LossBins | None:
+        """The engine's bins for ``side`` (:meth:`fdp.tradeoff.PiecewiseLinear._engine_bins`)
+        where the base's masses or losses carry errors; None where they do not.
+
+        Mapped from the base's bins for that side, each of whose outcomes has Q-mass q̂ on its
+        side of the true Q and loss ℓ̂ within e (the base's :meth:`_engine_shift`) of the true
+        ℓ. The mixture's outcome has loss g(ℓ) = log(1 − p + p e^ℓ), within e of g(ℓ̂) (slope
+        below 1), and Q-mass (1 − p)P + pQ = Q h(ℓ), h(ℓ) = (1 − p)e^{−ℓ} + p, which falls in
+        ℓ: read at ℓ̂ it may lie on the wrong side of the truth, by at most the factor e^{±e}
+        (h(ℓ ∓ e) ≤ e^{±e} h(ℓ)). So the finite outcomes' masses are scaled by e^e (lower) or
+        e^{−e} (upper), both P and Q (the bins' losses stay), and their losses read moved by
+        e as the base's. (Before, the base's exact bins were mapped: poisson_subsample(f,
+        0.5).add of from_masses with ρ = 1e-8 composed read δ(0.2)'s upper end 1.0571944563e-1
+        for the exact 1.0571944837e-1, and losses given 1e-7 off read ε(1e-9) ∈ [0.55961575,
+        0.55961575] for the exact 0.55961579; tests/test_engine_mixture_err.py.) The base's
+        P-mass at loss −∞ (Q-mass (1 − p)P at log(1 − p) here) comes scaled for its side."""
+        from .pld import _side_bins, _sided
+
+        if not _sided(self.base):
+            return None
+        err = self._engine_shift()
+        k = (math.exp(err) * (1.0 + 4.0 * UNIT_ROUNDOFF) if side == "lower"
+             else math.exp(-err) * (1.0 - 4.0 * UNIT_ROUNDOFF))
+        return self._mapped_bins(edges, lambda e: _side_bins(self.base, e, side), k)
+
+    def _engine_shift(self) -> float:
+        """How far :meth:`_engine_bins`' losses may lie from the true ones: the base's (ℓ ↦
+        log(1 − p + p e^ℓ) has slope at most 1)."""
+        get = getattr(self.base, "_engine_shift", None)
+        return float(get()) if get is not None else 0.0
+
+    def _mapped_bins(self, edges: np.ndarray, base_bins: Callable[[np.ndarray], LossBins],
+                     k: float) -> LossBins:
+        """The mixture's bins from the base's (``base_bins`` of the mapped edges), the finite
+        outcomes' masses scaled by ``k`` (:meth:`_engine_bins`)."""
         p = self.p
         thr = math.log1p(-p) if p < 1.0 else -math.inf
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -1535,10 +1580,13 @@ class Mixture(TwinOfBase, TradeOff):
                 + np.maximum(edges - 700.0, 0.0),
                 -np.inf,
             )
-        b = self.base._loss_bins(e)
-        pp = b.p.copy()
-        qq = (1.0 - p) * b.p + p * b.q
-        p_below, q_below = b.p_below, (1.0 - p) * b.p_below + p * b.q_below
+        b = base_bins(e)
+        pp = k * b.p
+        qq = k * ((1.0 - p) * b.p + p * b.q)
+        if edges[0] <= thr:  # (p_below is the P-mass at −∞: see below)
+            p_below, q_below = b.p_below, (1.0 - p) * b.p_below + p * b.q_below
+        else:
+            p_below, q_below = k * b.p_below, k * ((1.0 - p) * b.p_below + p * b.q_below)
         # the base's given loss bounds λ map to log(1 − p + p e^λ) (increasing), rounded
         # outward by 4 ulps of |log(1 − p)| + |log p| + |λ| + the result
         lo, hi = (None if x is None else self._mixed_bound(x, sgn)
@@ -1558,8 +1606,8 @@ class Mixture(TwinOfBase, TradeOff):
             q=qq,
             p_below=p_below,
             q_below=q_below,
-            p_above=b.p_above,
-            q_above=(1.0 - p) * b.p_above + p * b.q_above,
+            p_above=k * b.p_above,
+            q_above=k * ((1.0 - p) * b.p_above + p * b.q_above),
             # (rounded up: to nearest 1e-12 · 1e-320 was 0, and a composition of the mixture
             # read ε(0) finite, δ = 0 beyond its losses, for the exact ∞)
             q_inf=product_up(p, float(b.q_inf)),

@@ -699,6 +699,9 @@ def _side_bins(c: TradeOff, edges: np.ndarray, side: str | None = None) -> LossB
 
 def _sided(c: TradeOff) -> bool:
     """Whether c gives the engine's two sides different bins (see :func:`_side_bins`)."""
+    own = getattr(c, "_engine_sided", None)  # (a curve mapping a base's: Mixture)
+    if own is not None:
+        return bool(own())
     get = getattr(c, "_engine_outcomes", None)
     return get is not None and get("lower") is not None
 

@@ -316,7 +316,14 @@ def _log_mgf_mixture_masses(base: Any, p: float, t: np.ndarray,
     if not lb.size:
         return np.full(t.shape, -np.inf)
     ll = lb - lp
-    return _moment_lse(lb, ll, np.abs(lb) + np.abs(lp) + np.abs(ll), t)
+    # (the masses known to a relative ρ (the P-masses to ρ + the swapped charge): each term's
+    # b_j^{θ+1} p_j^{−θ} within a factor (1 − ρ)^{−(|θ + 1| + |θ|)}, charged up as
+    # _log_mgf_pl_masses does the base's)
+    rho = float(base._mass_rtol) + float(base._swapped_p_rtol())
+    out = _moment_lse(lb, ll, np.abs(lb) + np.abs(lp) + np.abs(ll), t)
+    if rho > 0.0:
+        out = out - math.log1p(-rho) * (np.abs(t + 1.0) + np.abs(t)) * (1.0 + 8.0 * UNIT_ROUNDOFF)
+    return out
 
 
 def _remove_taylor(p: float, mu: float, t: np.ndarray) -> np.ndarray:

@@ -1563,6 +1563,11 @@ class PiecewiseLinear(TradeOff):
             # (in log space where e^{−ℓ} would overflow)
             pl = np.where(lam > -700.0, qq * np.exp(-np.where(fin, lam, 0.0)),
                           np.exp(np.log(qq) - lam))
+        # (the P-masses at loss −∞, which carry no Q-mass here, scaled for the side as well: a
+        # mixture reads them as Q-mass (1 − p)P at log(1 − p), operations.Mixture._engine_bins)
+        if rho > 0.0 or self._swapped_p_rtol() > 0.0:
+            r_p = rho + self._swapped_p_rtol()
+            p = p * ((1.0 + 4.0 * _U) / (1.0 - r_p) if lower else (1.0 - 4.0 * _U) / (1.0 + r_p))
         pp = np.where(fin, pl, p)
         q_inf = self._mass_qinf
         if rho > 0.0 and not self._exact_atom:
@@ -2096,15 +2101,53 @@ class Inverse(TradeOff):
         return self._q_inf_cache
 
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
-        b = self.base._loss_bins(-edges[::-1])
+        return self._mirrored_bins(self.base._loss_bins(-edges[::-1]), 1.0)
+
+    def _engine_sided(self) -> bool:
+        """Whether the engine's two sides read different bins (:func:`fdp.pld._sided`): where
+        the base's do."""
+        from .pld import _sided
+
+        return _sided(self.base)
+
+    def _engine_bins(self, edges: np.ndarray, side: str) -> LossBins | None:
+        """The engine's bins for ``side`` where the base's masses or losses carry errors
+        (:meth:`PiecewiseLinear._engine_bins`), None where they do not: the base's bins for
+        that side mirrored. Each base outcome there has Q-mass q̂ on its side of the true Q,
+        loss ℓ̂ within e (:meth:`_engine_shift`) of the true ℓ and P-mass q̂ e^{−ℓ̂}; the true
+        P-mass Q e^{−ℓ}, this curve's Q-mass, lies within the factor e^{±e} of that: the
+        finite outcomes' masses are scaled by e^e (lower) or e^{−e} (upper), and the losses
+        −ℓ̂ read moved by e. (Before, the base's exact bins were mirrored:
+        poisson_subsample(poisson_subsample(f, 0.5).add, 0.3).add.inverse() of from_masses with
+        ρ = 1e-8 composed read δ(0.05)'s upper end 0.0216716505 for the exact 0.0216716511;
+        tests/test_engine_mixture_err.py.) The +∞ atom, the base's P-mass at −∞, is scaled
+        as well (0 for the mixtures whose inverses reach here, p < 1)."""
+        from .pld import _side_bins, _sided
+
+        if not _sided(self.base):
+            return None
+        err = self._engine_shift()
+        k = (math.exp(err) * (1.0 + 4.0 * _U) if side == "lower"
+             else math.exp(-err) * (1.0 - 4.0 * _U))
+        return self._mirrored_bins(_side_bins(self.base, -edges[::-1], side), k)
+
+    def _engine_shift(self) -> float:
+        """How far :meth:`_engine_bins`' losses may lie from the true ones: the base's."""
+        get = getattr(self.base, "_engine_shift", None)
+        return float(get()) if get is not None else 0.0
+
+    def _mirrored_bins(self, b: LossBins, k: float) -> LossBins:
+        """This curve's bins from the base's on the mirrored edges, masses scaled by ``k``
+        (:meth:`_engine_bins`)."""
+        q_inf = k * self._q_inf()
         return LossBins(
-            p=b.q[::-1].copy(),
-            q=b.p[::-1].copy(),
-            p_below=b.q_above + b.q_inf,
-            q_below=b.p_above,
-            p_above=b.q_below,
-            q_above=max(b.p_below - self._q_inf(), 0.0),
-            q_inf=self._q_inf(),
+            p=k * b.q[::-1],
+            q=k * b.p[::-1],
+            p_below=k * (b.q_above + b.q_inf),
+            q_below=k * b.p_above,
+            p_above=k * b.q_below,
+            q_above=max(k * b.p_below - q_inf, 0.0),
+            q_inf=q_inf,
             # (given losses negated: the inverse's pair is (Q, P); they bound bins whose Q-mass
             # is tiny, which keep them though no bound is needed there)
             loss_lo=None if b.loss_hi is None else -b.loss_hi[::-1],
