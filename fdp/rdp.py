@@ -326,8 +326,9 @@ def subsampled_gaussian_wor(
     second = min(math.log(4.0) + e2 + math.log(-math.expm1(-e2)), math.log(2.0) + e2)
     cache: dict[int, float] = {}
     for i, o in enumerate(lam):
-        a = int(math.ceil(float(o) - 1e-12))
-        a = max(a, 2)
+        # (⌈λ⌉ exactly: with a tolerance of 1e-12, λ = 2 + 5e-13 took the bound of order 2,
+        # below λ, where Rényi divergences' monotonicity proves nothing)
+        a = max(int(math.ceil(float(o))), 2)
         if a not in cache:
             j = np.arange(3, a + 1, dtype=float)
             logc = gammaln(a + 1) - gammaln(j + 1) - gammaln(a - j + 1)

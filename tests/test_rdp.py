@@ -69,6 +69,11 @@ def test_subsampled_gaussian_wor_is_wbk_thm9(sigma: float, gamma: float) -> None
     # non-decreasing in the order)
     frac = rdp.subsampled_gaussian_wor(sigma, gamma, [1.5, 2.5, 7.2])
     np.testing.assert_allclose(frac, rdp.subsampled_gaussian_wor(sigma, gamma, [2, 3, 8]))
+    # an order just above an integer takes the next one's (with a tolerance of 1e-12, λ =
+    # 2 + 5e-13 took order 2's bound, below λ: not a proof)
+    for lam, up in ((2 + 5e-13, 3), (8 + 1e-14, 9), (32.00000000000001, 33)):
+        got = rdp.subsampled_gaussian_wor(sigma, gamma, [lam])[0]
+        assert got >= _mp_wbk_thm9_gaussian(sigma, gamma, up), (lam, got)
 
 
 def test_subsampled_gaussian_wor_is_a_bound() -> None:
