@@ -384,3 +384,24 @@ def test_losses_computed_from_masses_lie_within_their_stated_bound(
     for pj, qj, lj, ej in zip(pm, qm, loss, err, strict=True):
         exact = mp.log(mp.mpf(float(qj)) / mp.mpf(float(pj)))
         assert abs(mp.mpf(float(lj)) - exact) <= mp.mpf(float(ej)), (pj, qj, lj, ej)
+
+
+def test_optimistic_gaussian_and_laplace_floors_stay_below_the_truth() -> None:
+    # For ε < 0, δ(ε) is 1 − e^ε plus a sliver; the optimistic reading's floor 1 − e^ε, to
+    # nearest, lay up to an ulp above the exact δ: G_0.0289's δ(−0.969) lower end read
+    # 0.6207100703430621 for 0.62071007034306209 (a sweep of the Poisson pairs against mpmath).
+    # References: δ_G(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) and Laplace's δ(ε) = 1 − e^{(ε−μ)/2}
+    # for ε ∈ [−μ, μ], 1 − e^ε below (DRS), in mpmath.
+    import mpmath as mp
+
+    rng = np.random.default_rng(17)
+    with mp.workdps(50):
+        for _ in range(200):
+            mu = float(10 ** rng.uniform(-4, 1))
+            e = -float(10 ** rng.uniform(-4, 0.7))
+            m, x = mp.mpf(mu), mp.mpf(e)
+            g = mp.ncdf(-x / m + m / 2) - mp.exp(x) * mp.ncdf(-x / m - m / 2)
+            lap = 1 - mp.exp((x - m) / 2) if x >= -m else -mp.expm1(x)
+            for curve, exact in ((fdp.Gaussian(mu), g), (fdp.Laplace(mu), lap)):
+                lo, hi = curve.delta_bracket(e)
+                assert lo <= exact <= hi, (curve, e, lo, float(exact), hi)
