@@ -136,3 +136,26 @@ def test_grid_measures_bracket_exact_profile_random_pairs() -> None:
             h = rng.choice([0.5, 0.25, 0.1, rng.uniform(0.01, 0.7)])
             off = rng.choice([float(atoms[0]) % h, float(atoms[-1]) % h, rng.uniform(0.0, h)])
             _check_measures(p, q, h, off)
+
+
+def test_engine_charges_an_envelopes_mass_rtol() -> None:
+    # An envelope's masses are differenced from breakpoints built from its parts' running
+    # sums, whose rounding its mass_rtol charges; the engine read them (and its +∞ atom) as
+    # exact: compose(subsample(compose(T(P, Q), 3), 1), numeric=True) read δ(1000)'s upper
+    # end 0.4247138289988145 for the exact atom 0.42471382899881455 and ε at that δ 102.1 for
+    # ∞ (a sweep of engine compositions against exact products, seed 500148). The atom: the
+    # P-only mass a of T(P, Q) (Q = 0 there), 1 − (1 − a)³, in exact rationals.
+    from fractions import Fraction
+
+    p = [0.03468113083497699, 0.16831032215647596, 0.1326429980276134, 0.16436554898093358,
+         0.5, 7.632783294297951e-17]
+    q = [2.220446049250313e-16, 0.0, 2.220446049250313e-16, 0.626953125,
+         0.18652343749999978, 0.18652343749999978]
+    assert sum(map(Fraction, p)) == 1 and sum(map(Fraction, q)) == 1
+    atom = 1 - (1 - Fraction(p[1])) ** 3
+    s = fdp.subsample(fdp.compose((fdp.from_distributions(p, q), 3)), 1.0)
+    g = fdp.compose(s, repeat=1, numeric=True)
+    for eps in (300.0, 1000.0):
+        assert Fraction(g.delta_bracket(eps)[1]) >= atom
+        assert Fraction(g.delta(eps)) >= atom
+    assert g.epsilon(float(atom)) == math.inf
