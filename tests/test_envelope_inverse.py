@@ -8,66 +8,14 @@ from __future__ import annotations
 from fractions import Fraction as _Fr
 
 import mpmath as _mp
+from exact_fractions import at as _at
+from exact_fractions import delta as _delta
+from exact_fractions import epsilon as _epsilon
+from exact_fractions import hull as _hull
+from exact_fractions import pair as _pair
 
 import fdp as _fdp
 from fdp.operations import min_envelope
-
-
-def _hull(pts):
-    pts = sorted(set(pts) | {(_Fr(0), _Fr(1)), (_Fr(1), _Fr(0))})
-    h = []
-    for pt in pts:
-        while len(h) >= 2:
-            (x1, y1), (x2, y2) = h[-2], h[-1]
-            if (x2 - x1) * (pt[1] - y1) - (y2 - y1) * (pt[0] - x1) <= 0:
-                h.pop()
-            else:
-                break
-        h.append(pt)
-    return h
-
-
-def _pair(P, Q):  # the exact breakpoints of T(P, Q), each side normalized exactly
-    sp, sq = sum(map(_Fr, P)), sum(map(_Fr, Q))
-    o = [(_Fr(p) / sp, _Fr(q) / sq) for p, q in zip(P, Q, strict=True) if p or q]
-    q_inf = sum((q for p, q in o if p == 0), _Fr(0))
-    o = sorted((t for t in o if t[0] > 0), key=lambda t: -t[1] / t[0])
-    pts, ca, cq = [(_Fr(0), 1 - q_inf)], _Fr(0), q_inf
-    for p, q in o:
-        ca, cq = ca + p, cq + q
-        pts.append((ca, 1 - cq))
-    return _hull(pts)
-
-
-def _at(c, x):
-    x = _Fr(x)
-    for (a0, b0), (a1, b1) in zip(c, c[1:], strict=False):
-        if a0 <= x <= a1 and a1 > a0:
-            return b0 + (b1 - b0) * (x - a0) / (a1 - a0)
-    raise ValueError(x)
-
-
-def _q(r):
-    return _mp.mpf(r.numerator) / r.denominator
-
-
-def _delta(c, eps):  # max over breakpoints of 1 − β − e^ε α, to 400 digits (subnormal α)
-    with _mp.workdps(400):
-        x = _mp.exp(_mp.mpf(eps))
-        return max([_mp.mpf(0)] + [1 - _q(b) - x * _q(a) for a, b in c])
-
-
-def _epsilon(c, d):  # inf{ε: δ(ε) ≤ d}, from the breakpoints (∞ where α = 0 is not enough)
-    with _mp.workdps(400):
-        best = _mp.mpf("-inf")
-        for a, b in c:
-            v = 1 - _q(b) - _mp.mpf(d)
-            if v > 0:
-                if a == 0:
-                    return _mp.inf
-                best = max(best, _mp.log(v / _q(a)))
-        return best
-
 
 _EPS = [-1, 0, 0.5, 1, 5, 50, 200, 700]
 _DELTAS = [1e-3, 1e-17, 1e-300]

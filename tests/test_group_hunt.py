@@ -8,8 +8,14 @@ from __future__ import annotations
 from fractions import Fraction as _Fr
 
 import numpy as _np
+from exact_fractions import at as _at
+from exact_fractions import delta as _delta
+from exact_fractions import env as _env
+from exact_fractions import hull as _hull
+from exact_fractions import inv as _inv
+from exact_fractions import mix as _mix
+from exact_fractions import pair as _pair
 from exact_sums import mp_group_points as _group_points
-from test_hunt_exact import _at, _delta, _env, _hull, _inv, _mix, _pair
 
 import fdp as _fdp
 

@@ -6,65 +6,17 @@ lower convex envelope is a rational), and mpmath for randomized response's masse
 from __future__ import annotations
 
 from fractions import Fraction as _Fr
-from functools import cmp_to_key as _cmp_to_key
 
 import mpmath as _mp
+from exact_fractions import at as _at
+from exact_fractions import delta as _delta
+from exact_fractions import env as _env
+from exact_fractions import inv as _inv
+from exact_fractions import mix as _mix
+from exact_fractions import pair as _pair
 
 import fdp as _fdp
 from fdp import mechanisms as _FM
-
-
-def _hull(pts):
-    pts = sorted(set(pts) | {(_Fr(0), _Fr(1)), (_Fr(1), _Fr(0))})
-    h = []
-    for pt in pts:
-        while len(h) >= 2:
-            (x1, y1), (x2, y2) = h[-2], h[-1]
-            if (x2 - x1) * (pt[1] - y1) - (y2 - y1) * (pt[0] - x1) <= 0:
-                h.pop()
-            else:
-                break
-        h.append(pt)
-    return h
-
-
-def _pair(P, Q):
-    o = [(_Fr(p), _Fr(q)) for p, q in zip(P, Q, strict=True) if p or q]
-    o.sort(key=_cmp_to_key(lambda x, y: (y[1] * x[0] > x[1] * y[0]) - (y[1] * x[0] < x[1] * y[0])))
-    pts, ca, cq = [(_Fr(0), _Fr(1))], _Fr(0), _Fr(0)
-    for p, q in o:  # Neyman–Pearson: by q/p decreasing
-        ca, cq = ca + p, cq + q
-        pts.append((ca, 1 - cq))
-    return _hull(pts)
-
-
-def _inv(c):
-    return _hull([(b, a) for a, b in c])
-
-
-def _mix(c, p):  # p f + (1 − p) Id
-    p = _Fr(p)
-    return _hull([(a, p * b + (1 - p) * (1 - a)) for a, b in c])
-
-
-def _env(*cs):  # min{…}**
-    return _hull([pt for c in cs for pt in c])
-
-
-def _at(c, x):
-    x = _Fr(x)
-    for (a0, b0), (a1, b1) in zip(c, c[1:], strict=False):
-        if a0 <= x <= a1:
-            return min(b0, b1) if a1 == a0 else b0 + (b1 - b0) * (x - a0) / (a1 - a0)
-    raise ValueError(x)
-
-
-def _delta(c, eps):
-    with _mp.workdps(60):
-        x = _mp.exp(_mp.mpf(eps))
-        return max(1 - x * _mp.mpf(a.numerator) / a.denominator
-                   - _mp.mpf(b.numerator) / b.denominator for a, b in c)
-
 
 _P191 = [0.966796875, 7.466108948025751e-301, 0.03320312499999999, 6.9388939039072276e-18,
          7.7037197775489426e-34, 8.552847072295025e-50, 9.495567745759798e-66,

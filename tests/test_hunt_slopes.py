@@ -8,37 +8,12 @@ from fractions import Fraction as _Fr
 
 import mpmath as _mp
 import numpy as _np
+from exact_fractions import at as _at
+from exact_fractions import delta as _delta
+from exact_fractions import hull as _hull
+from exact_fractions import pair as _pair
 
 import fdp as _fdp
-
-
-def _hull(pts):
-    pts = sorted(set(pts) | {(_Fr(0), _Fr(1)), (_Fr(1), _Fr(0))})
-    h = []
-    for pt in pts:
-        while len(h) >= 2:
-            (x1, y1), (x2, y2) = h[-2], h[-1]
-            if (x2 - x1) * (pt[1] - y1) - (y2 - y1) * (pt[0] - x1) <= 0:
-                h.pop()
-            else:
-                break
-        h.append(pt)
-    return h
-
-
-def _at(c, x):
-    x = _Fr(x)
-    for (a0, b0), (a1, b1) in zip(c, c[1:], strict=False):
-        if a0 <= x <= a1 and a1 > a0:
-            return b0 + (b1 - b0) * (x - a0) / (a1 - a0)
-    raise ValueError(x)
-
-
-def _delta(c, eps):  # max over breakpoints of 1 − β − e^ε α, to 400 digits (subnormal α)
-    with _mp.workdps(400):
-        x = _mp.exp(_mp.mpf(eps))
-        return max([_mp.mpf(0)] + [1 - _mp.mpf(b.numerator) / b.denominator
-                                   - x * _mp.mpf(a.numerator) / a.denominator for a, b in c])
 
 
 def test_from_points_keeps_kinks_whose_cross_products_underflow():
@@ -85,18 +60,6 @@ def test_optimistic_mixture_floor_below_one_minus_exp():
                 assert e <= _mp.log(1 - _mp.mpf(r))  # (so δ(ε) = 1 − e^ε)
                 truth = 1 - _mp.exp(_mp.mpf(e))
                 assert _mp.mpf(float(lo_e)) <= truth <= _mp.mpf(float(hi_e)), (f, r, e, lo_e)
-
-
-def _pair(P, Q):  # the exact breakpoints of T(P, Q), each side normalized exactly
-    sp, sq = sum(map(_Fr, P)), sum(map(_Fr, Q))
-    o = [(_Fr(p) / sp, _Fr(q) / sq) for p, q in zip(P, Q, strict=True) if p or q]
-    q_inf = sum((q for p, q in o if p == 0), _Fr(0))
-    o = sorted((t for t in o if t[0] > 0), key=lambda t: -t[1] / t[0])
-    pts, ca, cq = [(_Fr(0), 1 - q_inf)], _Fr(0), q_inf
-    for p, q in o:
-        ca, cq = ca + p, cq + q
-        pts.append((ca, 1 - cq))
-    return _hull(pts)
 
 
 def test_max_curve_stays_below_the_exact_maximum():
