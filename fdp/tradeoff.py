@@ -1795,6 +1795,8 @@ class _Profile:
         # log Σ_{j<k} p_j w_j, w_j = |log q_j| + |ℓ_j|: log p_j = log q_j − ℓ_j is rounded by u·w_j
         # (times 2 with the log's own), which e^{·} turns into an error of p_j of 2u·p_j·w_j
         self.lpw = np.full(m + 1, -np.inf)
+        # lpc's absolute rounding beyond u·(|lpc| + k), in units of 2u (:func:`_log_cumsum`)
+        self.lmag: np.ndarray | float = 0.0
         if m:
             lq = np.log(q)
             lp = lq - self.loss
@@ -1810,14 +1812,23 @@ class _Profile:
                     self.lpc[1:] = np.log(np.cumsum(ep))
                     self.lpw[1:] = np.log(np.cumsum(ep * w, out=ep))
             else:
-                self.lpc[1:] = np.logaddexp.accumulate(lp)
+                # (not np.logaddexp.accumulate: each step rounds the running log-sum to its
+                # magnitude, an absolute u|lpc| per term that adds up with k — and one way where
+                # the terms are tiny. sue(745) ⊗ f_{3.4232, 9.1e-13}'s deep lower curve, 122
+                # masses above ε(0.1) at losses ≈ 748.4, read lpc 6.1e-12 high and ε(0.1) =
+                # 748.3142098025126 for the exact 748.3142098025156: the bracket inverted)
+                self.lpc[1:], self.lmag = _log_cumsum(lp)
                 with np.errstate(divide="ignore"):
-                    self.lpw[1:] = np.logaddexp.accumulate(lp + np.log(w))
+                    self.lpw[1:] = _log_cumsum(lp + np.log(w))[0]
         # Σ p_j w_j / Σ p_j over the losses above (≤ max w_j), once: _at's error term is then
         # e^{ε + lpc}·(|ε| + |lpc| + wbar) without a second exponential per query
         with np.errstate(invalid="ignore", over="ignore"):
             self.wbar = np.where(np.isfinite(self.lpc), np.exp(self.lpw - self.lpc), 0.0)
         self._dk: np.ndarray | None = None
+
+    def _lmag(self, k: np.ndarray) -> np.ndarray | float:
+        """lpc[k]'s extra rounding (:func:`_log_cumsum`), in units of 2u."""
+        return self.lmag[k] if isinstance(self.lmag, np.ndarray) else self.lmag
 
     def _err(
         self, k: np.ndarray, qc: np.ndarray, ep: np.ndarray, off: np.ndarray | float
@@ -1858,7 +1869,7 @@ class _Profile:
         # in q − e^ε p magnifies (they moved δ by 1e-13 where |log p| ≈ 250)
         with np.errstate(invalid="ignore"):
             err = err + np.where(ep > 0, 2.0 * _U * ep * (np.abs(eps) + np.abs(lpc)
-                                                          + self.wbar[k]), 0.0)
+                                                          + self.wbar[k] + self._lmag(k)), 0.0)
         if self.sign > 0:
             return np.maximum(base, self.q_inf) + err
         # (an optimistic δ also gives up a relative 1e-13: the masses' own few ulps)
@@ -1938,7 +1949,7 @@ class _Profile:
             e = np.where(num > 0, lnum - self.lpc[big], -np.inf)
         # the logarithms' rounding, and lpc's (absolute: see _at; Σ p_j w_j / Σ p_j ≤ max w_j)
         mag = 2.0 * np.abs(lnum) + np.abs(self.lpc[big]) + 2.0 * self.wbar[big] + big + (
-            self.kx[big] if self.kx is not None else 0.0)
+            self.kx[big] if self.kx is not None else 0.0) + self._lmag(big)
         e = e * (1.0 + self.sign * 8.0 * _U) + self.sign * (8.0 * _U + 2.0 * _U * mag)
         hi = self.loss[big - 1]
         lo = np.where(big < m, self.loss[np.minimum(big, m - 1)], -np.inf)
@@ -1953,6 +1964,53 @@ class _Profile:
                 e = np.where(over, np.minimum(e + step, max(self.loss[0], 0.0)), e)
         out[todo] = e
         return out
+
+
+#: :func:`_log_cumsum` sums a block of log-terms spanning at most this as e^{x − r}, |x − r| ≤ 600
+_LOG_BLOCK = 1200.0
+
+
+def _log_cumsum(x: np.ndarray, blocks: int = 64) -> tuple[np.ndarray, np.ndarray | float]:
+    """log Σ_{j≤k} e^{x_j} for every k, and a bound on its rounding beyond u·(|result| + k)
+    (absolute, in units of 2u; a scalar or one per k).
+
+    Blocks of consecutive x within :data:`_LOG_BLOCK` of each other are summed as
+    e^r Σ e^{x_j − r} with |x_j − r| ≤ 600 (the running sum before the block, its carry, one
+    more term): each term is within (600 + 1)u of its value relatively (the rounding of x − r,
+    then of exp), their running sum within (k − 1)u (Higham 2002, §4.2), and log s, |log s| ≤
+    600 + log k, rounds by u|log s| before r is added (u|result|): 1300u beyond u·(|result| +
+    k), charged as 650 · 2u. Terms more than 600 below r (underflowing when far below)
+    are below e^{−600} of the carry or of the block's largest term, and never the running
+    sum's. More than ``blocks`` blocks (|x| spans beyond 10⁴): np.logaddexp.accumulate, whose
+    every step rounds by u(|result| + 1) or so, charged as k·(max |result| + 1)·2u."""
+    fin = x > -np.inf  # (e^{−∞} = 0 adds nothing: the sums of the others, carried forward)
+    if not fin.all():
+        got, mag = _log_cumsum(x[fin], blocks)
+        at = np.cumsum(fin) - 1
+        out = np.where(at >= 0, got[np.maximum(at, 0)] if got.size else -np.inf, -np.inf)
+        if isinstance(mag, np.ndarray):
+            mag = np.concatenate([[0.0], mag[1:][np.maximum(at, 0)]]) * np.append(1.0, at >= 0)
+        return out, mag
+    n = x.size
+    out = np.empty(n)
+    carry, i, used = -np.inf, 0, 0
+    while i < n and used < blocks:
+        rest = x[i:]
+        span = np.maximum.accumulate(rest) - np.minimum.accumulate(rest)
+        over = np.flatnonzero(span > _LOG_BLOCK)
+        j = i + int(over[0]) if over.size else n
+        blk = x[i:j]
+        r = max(float(blk.max()), carry) - 0.5 * _LOG_BLOCK
+        with np.errstate(under="ignore"):
+            t = np.exp(np.concatenate([[carry - r], blk - r]))
+        out[i:j] = r + np.log(np.cumsum(t)[1:])
+        carry, i, used = float(out[j - 1]), j, used + 1
+    if i == n:
+        return out, 650.0
+    out = np.logaddexp.accumulate(x)
+    k = np.arange(n + 1, dtype=float)
+    big = np.concatenate([[0.0], np.maximum.accumulate(np.abs(out))])
+    return out, k * (big + 1.0)
 
 
 def _merged_window(
