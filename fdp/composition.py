@@ -139,10 +139,10 @@ class DeltaMix(TwinOfBase, TradeOff):
             return None
         return self._scaled_bins(_side_bins(self.base, edges, side))
 
-    def _engine_shift(self) -> float:
+    def _engine_shift(self, side: str | None = None) -> float:
         """How far :meth:`_engine_bins`' losses may lie from the true ones: the base's."""
         get = getattr(self.base, "_engine_shift", None)
-        return float(get()) if get is not None else 0.0
+        return float(get(side)) if get is not None else 0.0
 
     def _scaled_bins(self, b: LossBins) -> LossBins:
         """This curve's bins from the base's on the same edges: masses times 1 − δ, +δ at +∞."""

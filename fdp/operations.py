@@ -1555,16 +1555,16 @@ class Mixture(TwinOfBase, TradeOff):
 
         if not _sided(self.base):
             return None
-        err = self._engine_shift()
+        err = self._engine_shift(side)
         k = (math.exp(err) * (1.0 + 4.0 * UNIT_ROUNDOFF) if side == "lower"
              else math.exp(-err) * (1.0 - 4.0 * UNIT_ROUNDOFF))
         return self._mapped_bins(edges, lambda e: _side_bins(self.base, e, side), k)
 
-    def _engine_shift(self) -> float:
+    def _engine_shift(self, side: str | None = None) -> float:
         """How far :meth:`_engine_bins`' losses may lie from the true ones: the base's (ℓ ↦
         log(1 − p + p e^ℓ) has slope at most 1)."""
         get = getattr(self.base, "_engine_shift", None)
-        return float(get()) if get is not None else 0.0
+        return float(get(side)) if get is not None else 0.0
 
     def _mapped_bins(self, edges: np.ndarray, base_bins: Callable[[np.ndarray], LossBins],
                      k: float) -> LossBins:

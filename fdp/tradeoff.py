@@ -1510,25 +1510,56 @@ class PiecewiseLinear(TradeOff):
         at every ε (the engine's certificate is per nonnegative measure; the totals need not be
         1). Only the engine reads these: a consumer that mirrors P and Q
         (:class:`fdp.operations.Subsampled`) would need the loss moved the other way."""
+        if side == "upper":
+            twin = self._engine_twin()
+            if twin is not None:
+                from .pld import _side_bins
+
+                return _side_bins(twin, edges, "upper")
         got = self._engine_outcomes(side)
         if got is None:
             return None
         pp, qq, lam, q_inf = got
         return self._outcome_bins(edges, pp, qq, lam, q_inf, np.zeros(lam.size))
 
-    def _engine_shift(self) -> float:
-        """How far the losses of :meth:`_engine_bins` may lie from the true ones: the largest
-        error of a finite loss with Q-mass. The bins keep the losses where they are (on the
-        grid points aligned to them; moved each by its own error, they sat beside them, and
-        the optimistic measure's clamped charges there cost compose(T(P, Q), repeat=500) half
-        its time again in slack bounds), and the engine reads the composed losses higher by
-        Σ n_i × this on the pessimistic side and lower on the optimistic one, as it does its
-        own rounding (``pld._Component.loss_err``, ``lower_shift``)."""
+    def _engine_twin(self) -> PiecewiseLinear | None:
+        """The curve whose masses the engine's optimistic side reads in place of this curve's,
+        where these are a pessimistic garbling (``_twin_ok`` False: an exact product's merged
+        outcomes, :func:`fdp.composition._exact_product`, and curves derived from them): its
+        optimistic twin's (:meth:`_twin_lower`); None where its own masses serve. (Before, the
+        engine read the garbled masses on both sides: compose(g, repeat=2, numeric=True) for
+        g = compose(poisson_subsample(T(P, Q), 1e-12).add.inverse(), repeat=2), whose 25
+        outcomes of losses within 3e-12 the product merged into two at the ends, read δ(0)'s
+        lower end 1.6738589744864958e-12 for the exact 7.922368778858737e-13; a sweep of
+        engine compositions, seed 500316. A garbled curve without a twin keeps its masses.)"""
+        if (self._twin_ok or self.kind != "exact" or self._side != "lower"
+                or self._offset != 0.0 or not self._has_twin()):
+            return None
+        twin = self._twin_lower()
+        return None if twin is self else twin
+
+    def _engine_shift(self, side: str | None = None) -> float:
+        """How far the losses of :meth:`_engine_bins` for ``side`` (None: either) may lie from
+        the true ones: the largest error of a finite loss with Q-mass (the optimistic side's
+        from the twin's bins where :meth:`_engine_twin` gives them). The bins keep the losses
+        where they are (on the grid points aligned to them; moved each by its own error, they
+        sat beside them, and the optimistic measure's clamped charges there cost
+        compose(T(P, Q), repeat=500) half its time again in slack bounds), and the engine
+        reads the composed losses higher by Σ n_i × this on the pessimistic side and lower on
+        the optimistic one, as it does its own rounding (``pld._Component.loss_err``,
+        ``lower_shift``)."""
+        twin = self._engine_twin() if side != "lower" else None
+        if twin is not None:  # (the optimistic side reads the twin's bins, and their errors)
+            t_shift = float(twin._engine_shift("upper"))
+            if side == "upper":
+                return t_shift
+        else:
+            t_shift = 0.0
         if self._engine_outcomes("lower") is None:
-            return 0.0
+            return t_shift
         p, q, loss = self._masses
         err = self._loss_errs()[np.isfinite(loss) & (q > 0.0)]
-        return float(err.max()) * (1.0 + 1e-12) if err.size else 0.0
+        return max(float(err.max()) * (1.0 + 1e-12) if err.size else 0.0, t_shift)
 
     def _engine_outcomes(self, side: str) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                    float] | None:
@@ -2188,15 +2219,15 @@ class Inverse(TradeOff):
 
         if not _sided(self.base):
             return None
-        err = self._engine_shift()
+        err = self._engine_shift(side)
         k = (math.exp(err) * (1.0 + 4.0 * _U) if side == "lower"
              else math.exp(-err) * (1.0 - 4.0 * _U))
         return self._mirrored_bins(_side_bins(self.base, -edges[::-1], side), k)
 
-    def _engine_shift(self) -> float:
+    def _engine_shift(self, side: str | None = None) -> float:
         """How far :meth:`_engine_bins`' losses may lie from the true ones: the base's."""
         get = getattr(self.base, "_engine_shift", None)
-        return float(get()) if get is not None else 0.0
+        return float(get(side)) if get is not None else 0.0
 
     def _mirrored_bins(self, b: LossBins, k: float) -> LossBins:
         """This curve's bins from the base's on the mirrored edges, masses scaled by ``k``
