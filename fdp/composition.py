@@ -31,7 +31,14 @@ from ._numerics import TINY, UNIT_ROUNDOFF, add_up_array, log_binomial_terms
 from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity
 from .pld import compose_numeric
-from .tradeoff import LossBins, PiecewiseLinear, TradeOff, TwinOfBase, inherit_twin
+from .tradeoff import (
+    BaseBinsMixin,
+    LossBins,
+    PiecewiseLinear,
+    TradeOff,
+    TwinOfBase,
+    inherit_twin,
+)
 
 __all__ = ["compose", "DeltaMix", "kov"]
 
@@ -42,7 +49,7 @@ EXACT_WORK_LIMIT = 5_000_000
 
 
 # ---------------------------------------------------------------------------------- closed forms
-class DeltaMix(TwinOfBase, TradeOff):
+class DeltaMix(TwinOfBase, BaseBinsMixin, TradeOff):
     """f ⊗ f_{0,δ}: (1 − δ) f(α/(1 − δ)) on [0, 1 − δ], 0 beyond (DRS Sec 3, theory §4). Exact.
 
     In privacy-loss terms, with probability δ the loss is +∞, otherwise it is f's loss; so
@@ -119,13 +126,6 @@ class DeltaMix(TwinOfBase, TradeOff):
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         return self._scaled_bins(self.base._loss_bins(edges))
 
-    def _engine_sided(self) -> bool:
-        """Whether the engine's two sides read different bins (:func:`fdp.pld._sided`): where
-        the base's do."""
-        from .pld import _sided
-
-        return _sided(self.base)
-
     def _engine_bins(self, edges: np.ndarray, side: str) -> LossBins | None:
         """The base's bins for the engine's ``side`` (where its masses or losses carry errors,
         :meth:`fdp.tradeoff.PiecewiseLinear._engine_bins`; None where not), scaled by 1 − δ:
@@ -138,11 +138,6 @@ class DeltaMix(TwinOfBase, TradeOff):
         if not _sided(self.base):
             return None
         return self._scaled_bins(_side_bins(self.base, edges, side))
-
-    def _engine_shift(self, side: str | None = None) -> float:
-        """How far :meth:`_engine_bins`' losses may lie from the true ones: the base's."""
-        get = getattr(self.base, "_engine_shift", None)
-        return float(get(side)) if get is not None else 0.0
 
     def _scaled_bins(self, b: LossBins) -> LossBins:
         """This curve's bins from the base's on the same edges: masses times 1 − δ, +δ at +∞."""

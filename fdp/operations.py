@@ -41,6 +41,7 @@ from .constructors import _named
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Bracketed
 from .tradeoff import (
+    BaseBinsMixin,
     Inverse,
     LossBins,
     PiecewiseLinear,
@@ -1381,7 +1382,7 @@ def _hermite_rule(n: int = 160) -> tuple[np.ndarray, np.ndarray]:
     return x * math.sqrt(2.0), w / math.sqrt(math.pi)
 
 
-class Mixture(TwinOfBase, TradeOff):
+class Mixture(TwinOfBase, BaseBinsMixin, TradeOff):
     """f_p = p f + (1 − p) Id = T(P, (1 − p)P + pQ) for f = T(P, Q) (mixture identity, theory §7).
 
     The add pair of Poisson subsampling at rate p. Its privacy loss is L' = log(1 − p + p e^L),
@@ -1528,13 +1529,6 @@ class Mixture(TwinOfBase, TradeOff):
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         return self._mapped_bins(edges, self.base._loss_bins, 1.0)
 
-    def _engine_sided(self) -> bool:
-        """Whether the engine's two sides read different bins (:func:`fdp.pld._sided`): where
-        the base's do."""
-        from .pld import _sided
-
-        return _sided(self.base)
-
     def _engine_bins(self, edges: np.ndarray, side: str) -> LossBins | None:
         """The engine's bins for ``side`` (:meth:`fdp.tradeoff.PiecewiseLinear._engine_bins`)
         where the base's masses or losses carry errors; None where they do not.
@@ -1555,16 +1549,8 @@ class Mixture(TwinOfBase, TradeOff):
 
         if not _sided(self.base):
             return None
-        err = self._engine_shift(side)
-        k = (math.exp(err) * (1.0 + 4.0 * UNIT_ROUNDOFF) if side == "lower"
-             else math.exp(-err) * (1.0 - 4.0 * UNIT_ROUNDOFF))
-        return self._mapped_bins(edges, lambda e: _side_bins(self.base, e, side), k)
-
-    def _engine_shift(self, side: str | None = None) -> float:
-        """How far :meth:`_engine_bins`' losses may lie from the true ones: the base's (ℓ ↦
-        log(1 − p + p e^ℓ) has slope at most 1)."""
-        get = getattr(self.base, "_engine_shift", None)
-        return float(get(side)) if get is not None else 0.0
+        return self._mapped_bins(edges, lambda e: _side_bins(self.base, e, side),
+                                 self._engine_scale(side))
 
     def _mapped_bins(self, edges: np.ndarray, base_bins: Callable[[np.ndarray], LossBins],
                      k: float) -> LossBins:

@@ -2095,7 +2095,33 @@ def _merged_window(
 _INVERSE_EPS_CAPS = (1.0, 3.0, 7.0)
 
 
-class Inverse(TradeOff):
+class BaseBinsMixin:
+    """Mixin for a curve whose composition-engine bins map its ``base``'s (a mixture, an
+    inverse, a (0, δ) mix): the engine's two sides read different bins where the base's do
+    (:func:`fdp.pld._sided`), and the mapped losses lie as far from the true ones as the base's
+    (:meth:`_engine_shift`; the maps have slope at most 1)."""
+
+    base: TradeOff
+
+    def _engine_sided(self) -> bool:
+        from .pld import _sided
+
+        return _sided(self.base)
+
+    def _engine_shift(self, side: str | None = None) -> float:
+        """How far the engine bins' losses may lie from the true ones: the base's."""
+        get = getattr(self.base, "_engine_shift", None)
+        return float(get(side)) if get is not None else 0.0
+
+    def _engine_scale(self, side: str) -> float:
+        """e^{±e} (e = :meth:`_engine_shift`), rounded outward: masses that the map reads at a
+        loss within e of the true one move by at most that factor (see the users)."""
+        err = self._engine_shift(side)
+        return (math.exp(err) * (1.0 + 4.0 * _U) if side == "lower"
+                else math.exp(-err) * (1.0 - 4.0 * _U))
+
+
+class Inverse(BaseBinsMixin, TradeOff):
     """The inverse f⁻¹ = T(Q, P) of a curve f = T(P, Q), for curves without a closed-form inverse.
 
     Evaluation: f⁻¹(α) = inf{t : f(t) ≤ α} by bisection on the non-increasing f (60 halvings,
@@ -2196,13 +2222,6 @@ class Inverse(TradeOff):
     def _loss_bins(self, edges: np.ndarray) -> LossBins:
         return self._mirrored_bins(self.base._loss_bins(-edges[::-1]), 1.0)
 
-    def _engine_sided(self) -> bool:
-        """Whether the engine's two sides read different bins (:func:`fdp.pld._sided`): where
-        the base's do."""
-        from .pld import _sided
-
-        return _sided(self.base)
-
     def _engine_bins(self, edges: np.ndarray, side: str) -> LossBins | None:
         """The engine's bins for ``side`` where the base's masses or losses carry errors
         (:meth:`PiecewiseLinear._engine_bins`), None where they do not: the base's bins for
@@ -2219,15 +2238,8 @@ class Inverse(TradeOff):
 
         if not _sided(self.base):
             return None
-        err = self._engine_shift(side)
-        k = (math.exp(err) * (1.0 + 4.0 * _U) if side == "lower"
-             else math.exp(-err) * (1.0 - 4.0 * _U))
-        return self._mirrored_bins(_side_bins(self.base, -edges[::-1], side), k)
-
-    def _engine_shift(self, side: str | None = None) -> float:
-        """How far :meth:`_engine_bins`' losses may lie from the true ones: the base's."""
-        get = getattr(self.base, "_engine_shift", None)
-        return float(get(side)) if get is not None else 0.0
+        return self._mirrored_bins(_side_bins(self.base, -edges[::-1], side),
+                                   self._engine_scale(side))
 
     def _mirrored_bins(self, b: LossBins, k: float) -> LossBins:
         """This curve's bins from the base's on the mirrored edges, masses scaled by ``k``
