@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from . import gdp
-from ._numerics import TINY, UNIT_ROUNDOFF
+from ._numerics import MIN_NORMAL, TINY, UNIT_ROUNDOFF
 
 __all__ = ["THETAS", "THETAS_WIDE", "log_mgf", "delta_bound", "epsilon_bound", "TailBound",
            "component_epsilon_lower", "component_delta_lower"]
@@ -207,16 +207,22 @@ def _log_mgf_pl_masses(curve: Any, t: np.ndarray, finite: bool = False) -> np.nd
     return _moment_lse(lq, ll, np.abs(ll), t) + charge
 
 
-def _moment_lse(lq: np.ndarray, ll: np.ndarray, ll_mag: np.ndarray, t: np.ndarray) -> np.ndarray:
+def _moment_lse(lq: np.ndarray, ll: np.ndarray, ll_mag: np.ndarray, t: np.ndarray,
+                alt: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """log Σ_j e^{lq_j + θ ll_j} at each θ in t, rounded up: each exponent is within
     4u(|lq_j| + θ m_j), where ``ll_mag`` = m bounds the rounding scale of ll_j (|ll_j| for a
     given loss, |log b_j| + |log p_j| for one computed as their difference), and the
     log-sum-exp within 4u(|K| + log n + 1) (the one place fdp sums exponential moments of
-    masses)."""
+    masses). ``alt``: a second reading (lq, ll, m) of the same outcomes, each term the larger
+    of the two at every θ."""
     th = np.asarray(t, dtype=float).reshape(-1)[:, None]
     expo = lq[None, :] + th * ll[None, :]
+    mag = np.abs(lq)[None, :] + th * ll_mag[None, :]
+    if alt is not None:
+        expo = np.maximum(expo, alt[0][None, :] + th * alt[1][None, :])
+        mag = np.maximum(mag, np.abs(alt[0])[None, :] + th * alt[2][None, :])
     k = np.logaddexp.reduce(expo, axis=1)
-    slack = 4.0 * UNIT_ROUNDOFF * np.max(np.abs(lq)[None, :] + th * ll_mag[None, :], axis=1)
+    slack = 4.0 * UNIT_ROUNDOFF * np.max(mag, axis=1)
     out = k + slack + 4.0 * UNIT_ROUNDOFF * (np.abs(k) + math.log(lq.size) + 1.0)
     return out.reshape(np.shape(t))
 
@@ -305,13 +311,40 @@ def _log_mgf_mixture_masses(base: Any, p: float, t: np.ndarray,
     if (pm <= 0).any():  # pragma: no cover - no +∞ atom: every outcome has P-mass
         return np.full(t.shape, np.inf)
     lp = np.log(pm)
-    with np.errstate(divide="ignore"):
-        lb = np.logaddexp(math.log1p(-p) + lp if p < 1.0 else -np.inf, math.log(p) + np.log(qm))
-    if inverse:
-        lb, lp = lp, lb
+    lp_alt = None
+    if not inverse:
+        # A P-mass below the normal range (a base loss beyond ~708) keeps only a few bits:
+        # EpsDelta(745)'s 1/(1 + e^745) = 2.8e-324 is stored as 4.9e-324, its log 0.56 high,
+        # and the pair's top loss log b − log p read 743.236 for the exact 743.796, so the
+        # bound's ε(1e-20) fell 0.56 below the truth. There the given loss is the authority:
+        # p = q e^{−ℓ} with ℓ within its recorded error. log(b^{θ+1} p^{−θ}) is convex in
+        # log p, so its largest value over that interval is at one of its two ends: both are
+        # read, and the larger term kept (per θ, in _moment_lse)
+        _, _, bl = base._masses
+        bl, be = bl[keep], base._loss_errs()[keep]
+        sub = (pm < MIN_NORMAL) & (qm > 0) & np.isfinite(bl)
+        if sub.any():
+            with np.errstate(divide="ignore"):
+                lqm = np.log(qm)
+            lp, lp_alt = (np.where(sub, lqm - (bl + be), lp),
+                          np.where(sub, lqm - (bl - be), lp))
+
+    def pair(lp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        with np.errstate(divide="ignore"):
+            lb = np.logaddexp(math.log1p(-p) + lp if p < 1.0 else -np.inf,
+                              math.log(p) + np.log(qm))
+        return (lp, lb) if inverse else (lb, lp)
+
+    lb, lp = pair(lp)
     # b^{θ+1} p^{−θ} = b e^{θ (log b − log p)}: the pair's own masses and losses (outcomes
     # with b = 0 add nothing)
     live = lb > -np.inf
+    alt = None
+    if lp_alt is not None:
+        lb2, lp2 = pair(lp_alt)
+        live = live & (lb2 > -np.inf)
+        lb2, lp2 = lb2[live], lp2[live]
+        alt = (lb2, lb2 - lp2, np.abs(lb2) + np.abs(lp2) + np.abs(lb2 - lp2))
     lb, lp = lb[live], lp[live]
     if not lb.size:
         return np.full(t.shape, -np.inf)
@@ -320,7 +353,7 @@ def _log_mgf_mixture_masses(base: Any, p: float, t: np.ndarray,
     # b_j^{θ+1} p_j^{−θ} within a factor (1 − ρ)^{−(|θ + 1| + |θ|)}, charged up as
     # _log_mgf_pl_masses does the base's)
     rho = float(base._mass_rtol) + float(base._swapped_p_rtol())
-    out = _moment_lse(lb, ll, np.abs(lb) + np.abs(lp) + np.abs(ll), t)
+    out = _moment_lse(lb, ll, np.abs(lb) + np.abs(lp) + np.abs(ll), t, alt)
     if rho > 0.0:
         out = out - math.log1p(-rho) * (np.abs(t + 1.0) + np.abs(t)) * (1.0 + 8.0 * UNIT_ROUNDOFF)
     return out

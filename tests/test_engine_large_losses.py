@@ -72,3 +72,34 @@ def test_log_cumsum_tiny_terms_at_large_magnitude():
         exact = mp.log(sum(mp.exp(mp.mpf(float(v))) for v in x))
     err = abs(float(mp.mpf(float(got[-1])) - exact))
     assert err <= 2 * _U * (abs(float(exact)) + x.size + mag)
+
+
+def _mixture_eps_delta_log_mgf(e, p, theta):
+    """K(θ) of the Poisson add pair (P, (1 − p)P + pQ) of f_{e,0}, in mpmath."""
+    a, r = 1 / (1 + mp.exp(-e)), 1 / (1 + mp.exp(e))
+    pm, qm = [a, r], [r, a]
+    bm = [(1 - p) * x + p * y for x, y in zip(pm, qm, strict=True)]
+    return mp.log(sum(b ** (theta + 1) * x ** (-theta) for b, x in zip(bm, pm, strict=True)))
+
+
+@pytest.mark.parametrize("e", [740.0, 745.0])
+def test_tail_bound_subnormal_p_mass(e):
+    # f_{745,0}'s P-mass 1/(1 + e^745) = 2.8e-324 is stored as 4.9e-324: the moments of its
+    # Poisson add pair read log b − log p from it, the top loss 0.56 below the exact
+    # log 0.3 + 745 = 743.796, and the tail bound's ε(1e-20) = 743.238 fell below the truth
+    from fdp import tails
+
+    b = fdp.poisson_subsample(fdp.EpsDelta(e, 0.0), 0.3).add
+    t = np.array([1.0, 7.0, 64.0, 1000.0, 20000.0])
+    k = tails.log_mgf(b, t)
+    with mp.workdps(50):
+        for th, kv in zip(t, k, strict=True):
+            exact = _mixture_eps_delta_log_mgf(mp.mpf(e), mp.mpf("0.3"), mp.mpf(th))
+            assert mp.mpf(float(kv)) >= exact, (th, kv, exact)
+    top = float(mp.log(mp.mpf("0.3")) + e)  # (the exact ε(δ) for every δ ≤ 1e-20, rounded)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for n, delta in ((1, 1e-20), (3, 5e-324)):
+            lo, hi = fdp.compose(b, repeat=n, numeric=True).epsilon_bracket(delta)
+            assert n * top * (1 - 1e-14) <= hi, (n, lo, hi)
+            assert lo <= hi
