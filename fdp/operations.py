@@ -811,7 +811,7 @@ def _pl_bracket(f: TradeOff) -> tuple[PiecewiseLinear, PiecewiseLinear]:
 
 def _group_pl(
     f: PiecewiseLinear, k: int, side: str = "lower", lost_out: list[bool] | None = None,
-    capped: bool = True,
+    capped: bool = True, capped_out: list[bool] | None = None,
 ) -> PiecewiseLinear:
     """1 − (1 − f)^{∘k} for a PL curve, built kink by kink.
 
@@ -822,6 +822,7 @@ def _group_pl(
     (0, 1) would lie above the curve); "upper" keeps that chord (it lies above the curve).
     ``capped`` (lower side) caps the merged points by bounds of the true kinks
     (:func:`_left_below`); an optimistic twin's build turns it off (:func:`_group_twin`).
+    ``capped_out`` (a list) gets True appended where a cap moved a point.
     """
     g = f
     # the slope of f(1 − g(α)) is f'(1 − g(α))·(−g'(α)): each segment's loss is the sum of a
@@ -895,8 +896,12 @@ def _group_pl(
             # reading's rounding 8u, as this curve's budget charges them: with its ρ, g⁻¹'s
             # bound would double it every step, and move well-conditioned kinks too)
             rho_g = f._rho if g is f else 8.0 * UNIT_ROUNDOFF
+            before = (x, xc, y, yc)
             x, xc, y, yc = _left_below(f, g, gi, rho_g, 2.0 * 64.0 * k * UNIT_ROUNDOFF, order,
                                        first, x, xc, y, yc)
+            if capped_out is not None and any(
+                    np.any(u != v) for u, v in zip(before, (x, xc, y, yc), strict=True)):
+                capped_out.append(True)
         over = y > xc  # min(·, 1 − α)
         y, yc = np.where(over, xc, y), np.where(over, x, yc)
         if side == "lower":
@@ -1129,7 +1134,8 @@ def _group_general(f: TradeOff, k: int) -> TradeOff:
         )
     if isinstance(f, PiecewiseLinear):
         lost: list[bool] = []
-        lo = inherit_twin(_group_pl(f, k, lost_out=lost), f)
+        capped: list[bool] = []
+        lo = inherit_twin(_group_pl(f, k, lost_out=lost, capped_out=capped), f)
         # a curve whose masses have no optimistic reading of their own (an exact product's:
         # merged and rounded up) reads one through its twin: the operator is non-decreasing
         # in f, so applied to a curve above f it gives a curve above the group's. (Without it
@@ -1147,6 +1153,18 @@ def _group_general(f: TradeOff, k: int) -> TradeOff:
             lo._twin_build = functools.partial(_group_twin, f, k, False)
             # ([1 − (1 − f)^{∘k}]⁻¹ = 1 − (1 − f⁻¹)^{∘k}: its inverse from f⁻¹'s twin)
             lo._inverse_twin_build = functools.partial(_group_twin, f, k, True)
+            if capped:
+                # the caps moved points to certified bounds of the true kinks, which lie below
+                # them by f's and the iteration's reading margins (ρ ≈ 5e-14 for a product):
+                # beyond this curve's mass_rtol, its masses are a pessimistic garbling, and an
+                # optimistic reading of them (the engine's, the inverse's) lies on the wrong
+                # side. Read from the twin instead (_twin_ok False: the engine's optimistic
+                # bins, the inverse's twin build). group(compose(EpsDelta(3.1569, 1e-10),
+                # repeat=3), 2) held the +∞ atom 3.892489748453447e-6 for the exact
+                # 3.8924897484529753e-6 (1.2e-13 relative, mass_rtol 1.4e-14), and
+                # compose(g, numeric=True) read δ(100)'s lower end 3.892489748452986e-6;
+                # helper-57, a sweep against exact products
+                lo._twin_ok = False
         if f.kind != "exact" or not lost:
             return _named(lo, f"group({f!r}, {k})")
         # kinks were lost to underflow: the exact curve lies between the two
