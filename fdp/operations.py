@@ -1595,9 +1595,10 @@ class Mixture(TwinOfBase, BaseBinsMixin, TradeOff):
         # outward by 4 ulps of |log(1 − p)| + |log p| + |λ| + the result
         lo, hi = (None if x is None else self._mixed_bound(x, sgn)
                   for x, sgn in ((b.loss_lo, -1.0), (b.loss_hi, 1.0)))
-        if edges[0] <= thr:  # base mass at loss −∞ sits at log(1 − p) inside the grid
+        p_above, q_above = k * b.p_above, k * ((1.0 - p) * b.p_above + p * b.q_above)
+        if edges[0] <= thr:  # base mass at loss −∞ sits at log(1 − p), at or above edges[0]
             neg = b.p_below  # edges map to −∞ there, so p_below is exactly P[L = −∞]
-            j = int(np.searchsorted(edges, thr, side="left")) - 1
+            j = int(np.searchsorted(edges, thr, side="left")) - 1  # bin (e_j, e_{j+1}]
             if 0 <= j < pp.size:
                 pp[j] += neg
                 qq[j] += (1.0 - p) * neg
@@ -1605,13 +1606,24 @@ class Mixture(TwinOfBase, BaseBinsMixin, TradeOff):
                 for x in (lo, hi):  # (that bin's loss is no longer the base bin's)
                     if x is not None:
                         x[j] = np.nan
+            elif j >= pp.size:
+                # every edge below log(1 − p): the atom lies ABOVE the grid. (It was read below:
+                # a chunk of a long grid in pld._loss_bins_chunked wholly below log(1 − p) added
+                # it to the grid's below, and the chunk holding log(1 − p) binned it again. The
+                # 2-fold composition at grid_step=8.8364e-6 of the inverse of the add pair of
+                # B = poisson_subsample(poisson_subsample(EpsDelta(1, 0.1), 0.5).add, 0.3)
+                # .add.inverse() at p = 0.4, whose grid's last chunk lay past −log(1 − p),
+                # read δ(0) ∈ [0.0552, 0.0729] for the exact 0.0431; tests/test_chunked_bins.py)
+                p_below, q_below = 0.0, 0.0
+                p_above += neg
+                q_above += (1.0 - p) * neg
         return LossBins(
             p=pp,
             q=qq,
             p_below=p_below,
             q_below=q_below,
-            p_above=k * b.p_above,
-            q_above=k * ((1.0 - p) * b.p_above + p * b.q_above),
+            p_above=p_above,
+            q_above=q_above,
             # (rounded up: to nearest 1e-12 · 1e-320 was 0, and a composition of the mixture
             # read ε(0) finite, δ = 0 beyond its losses, for the exact ∞)
             q_inf=product_up(p, float(b.q_inf)),
