@@ -47,6 +47,7 @@ from .tradeoff import (
     PiecewiseLinear,
     TradeOff,
     TwinOfBase,
+    _log_cumsum,
     _swap_masses,
     inherit_twin,
     tiny_bins,
@@ -201,15 +202,30 @@ def _envelope_masses(f: PiecewiseLinear, g: PiecewiseLinear) -> tuple[
     n_tot = sum(pt[0].size for pt in parts) + 4.0
     big_b, comp, log_a, own, own_err = [], [], [], [], []
     a_tails, own_p = [], []  # P-side: (A above K_k, A from K_k on, P-mass below K_k, to K_k)
+    a_mag, a_err = [], []  # log A's charged rounding (units of 2u), its P-masses' loss bound
     for q, loss, err, qi, lpt, pt in parts:
         idx = np.searchsorted(-loss, -kinks, side="right")  # outcomes with loss ≥ K_k
         cq = np.concatenate([[0.0], np.cumsum(q)])
         rq = np.concatenate([np.cumsum(q[::-1])[::-1], [0.0]])  # Q-mass from i on
         big_b.append(qi + cq[idx])
         comp.append(rq[idx])
-        with np.errstate(divide="ignore"):
-            la = np.concatenate([[-np.inf], np.logaddexp.accumulate(lpt)])
+        # log A by blocks (:func:`fdp.tradeoff._log_cumsum`): within u·(|log A| + k) plus its
+        # charged bound. np.logaddexp.accumulate rounds every step to an ulp of the running
+        # log, a relative u·|log A| of A each time, and that drifts one way: k P-masses of
+        # 0.45 ulp of A each after a large one were lost whole (A 1e-10 low for k = 2000 at
+        # log A = −600, charged 2ku = 4.4e-13), and the crossing below min_envelope's kink
+        # read 1e-10 low in loss for its charged 2.7e-12: compose(min_envelope(f, g), T(P, Q))
+        # read δ's upper end 15% below the exact value (tests/test_envelope_logsum.py)
+        la = np.full(lpt.size + 1, -np.inf)
+        mag: np.ndarray | float = 0.0
+        if lpt.size:
+            la[1:], mag = _log_cumsum(lpt)
+        mag = np.broadcast_to(mag, la.shape)
         log_a.append(la[idx])
+        a_mag.append(mag[idx])
+        # and each P-mass q e^{−ℓ} within its loss's bound of the truth (the largest so far)
+        e_run = np.concatenate([[0.0], np.maximum.accumulate(err)]) if err.size else np.zeros(1)
+        a_err.append(np.expm1(e_run[idx]))
         rp = np.concatenate([np.cumsum(pt[::-1])[::-1], [0.0]])  # P-mass from i on
         # the part's own mass at K_k: every outcome with that loss, [at, idx) (a part may hold
         # several: a crossing clipped onto a kink. Reading only the first lost the others' mass:
@@ -243,7 +259,12 @@ def _envelope_masses(f: PiecewiseLinear, g: PiecewiseLinear) -> tuple[
         l_da = hi_a + np.log1p(-np.exp(lo_a - hi_a))  # log |ΔA|
         s_a = np.sign(laf - lag)
         s_a = np.where(laf == lag, 0.0, s_a)
-        r_a = 2.0 * n_tot * u * 2.0 * np.exp(hi_a - l_da)  # relative error of |ΔA|
+        # each A's relative error: its sum's rounding u·(|log A| + k) + 2u·mag, k ≤ n_tot,
+        # and its P-masses' (from the losses, within their bounds)
+        mag_a = np.maximum(a_mag[0], a_mag[1])
+        rho_a = (u * (np.abs(np.nan_to_num(hi_a, neginf=0.0)) + 2.0 * mag_a + 2.0 * n_tot + 4.0)
+                 + np.maximum(a_err[0], a_err[1]))
+        r_a = 2.0 * rho_a * np.exp(hi_a - l_da)  # relative error of |ΔA|
     # ΔA, like ΔB, from the tails where they are smaller (the totals agree: A_X = 1 − P_X(−∞)
     # − P-mass of X below K_k): from the heads, a difference far below their ulp is lost.
     # min_envelope(from_distributions([2e-308, 7e-323, 1e-323, 1], …), from_distributions(
@@ -321,17 +342,21 @@ def _envelope_masses(f: PiecewiseLinear, g: PiecewiseLinear) -> tuple[
     ee = np.concatenate([e_k, e_c])
     p_side = np.concatenate([p_k, p_c])
     a_hi = np.concatenate([hi_a, hi_a[cross]])  # log max(A_f, A_g) from the outcome's kink on
+    a_mg = np.concatenate([mag_a, mag_a[cross]])  # its sum's charged rounding
     order = np.argsort(-loss, kind="stable")
-    loss, qq, ee, p_side, a_hi = loss[order], qq[order], ee[order], p_side[order], a_hi[order]
+    loss, qq, ee, p_side = loss[order], qq[order], ee[order], p_side[order]
+    a_hi, a_mg = a_hi[order], a_mg[order]
     keep = qq > 0.0
-    loss, qq, ee, p_side, a_hi = loss[keep], qq[keep], ee[keep], p_side[keep], a_hi[keep]
+    loss, qq, ee, p_side = loss[keep], qq[keep], ee[keep], p_side[keep]
+    a_hi, a_mg = a_hi[keep], a_mg[keep]
     # a subnormal Q-mass is known only to the least subnormal (a part's may be raised to it from
     # ~1e-628), and q e^{−ℓ} magnifies that by e^{−ℓ}: its P-mass is read on the P-side (as
     # q e^{−ℓ}, symmetrize(compose(oue(700), grr(745, 5))) held P-masses 1.75 and 1.8e304)
     with np.errstate(over="ignore", under="ignore", divide="ignore"):
         pp = np.where(qq < MIN_NORMAL, p_side, np.exp(np.log(qq) - loss))
-        # (A in logs: each step of its sum within u of |log A|, each part's P within 2u)
-        cap = np.exp(a_hi) * (1.0 + 4.0 * n_tot * u * (np.abs(a_hi) + 2.0))
+        # (A in logs: its sum within u·(|log A| + k) and 2u·mag, each part's P within 2u; the
+        # P-masses here come from the same losses, so their bounds do not enter)
+        cap = np.exp(a_hi) * (1.0 + 4.0 * n_tot * u * (np.abs(a_hi) + 2.0) + 4.0 * u * a_mg)
     # the envelope's P-mass at losses ≥ K is its top part's A there, at most max(A_f, A_g):
     # each running sum of pp is cut to it (c_i = min(c_{i−1} + p_i, cap_i), cap the least from
     # i on; no mass rises). Where the Q-masses are subnormal the parts' lines are not
