@@ -30,7 +30,15 @@ import numpy as np
 from scipy import integrate, special
 
 from ._checks import check_int
-from ._numerics import UNIT_ROUNDOFF, line_envelope, norm_cdf, norm_isf, norm_sf
+from ._numerics import (
+    MIN_NORMAL,
+    TINY,
+    UNIT_ROUNDOFF,
+    line_envelope,
+    norm_cdf,
+    norm_isf,
+    norm_sf,
+)
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Approximation, Bracketed
 from .tradeoff import Inverse, PiecewiseLinear, TradeOff
@@ -490,21 +498,28 @@ def _phi_inv(x: np.ndarray, xc: np.ndarray) -> np.ndarray:
 
 
 def _point_mu(
-    a: np.ndarray, ac: np.ndarray, b: np.ndarray, r: np.ndarray, tau: float
+    a: np.ndarray, ac: np.ndarray, b: np.ndarray, r: np.ndarray, tau: float,
+    la: np.ndarray | None = None, lb: np.ndarray | None = None,
 ) -> np.ndarray:
     """Per point (α, β) the least μ with (G_μ ⊗ f_{0,τ})(α) ≤ β, rounded up.
 
     ``ac`` = 1 − α and ``r`` = 1 − τ − β are passed separately (precise when small). With
     s = 1 − τ, (G_μ ⊗ f_{0,τ})(α) = s G_μ(α/s) for α < s and 0 beyond (theory §4), and
     s G_μ(α/s) ≤ β ⇔ μ ≥ Φ⁻¹(1 − α/s) − Φ⁻¹(β/s). −∞ where the point constrains nothing, +∞
-    where no μ works (α = 0 with β < s, or β = 0 with α < s).
+    where no μ works (α = 0 with β < s, or β = 0 with α < s). The value is decreasing in α and
+    β (increasing in 1 − α and r): a caller certifying a true point passes lower bounds on α, β
+    and upper ones on 1 − α, r. ``la``, ``lb`` (optional, NaN where not given): lower bounds on
+    log α, log β, used instead where finite (coordinates below the normal range, bounded in
+    log space: scipy's ndtri_exp, within ~2e-16 (1 + |z|) of Φ⁻¹(e^x)).
     """
     s = 1.0 - tau
     out = np.full(a.shape, -np.inf)
-    zero = a <= 0.0
+    has_la = np.zeros(a.shape, dtype=bool) if la is None else np.isfinite(la)
+    has_lb = np.zeros(a.shape, dtype=bool) if lb is None else np.isfinite(lb)
+    zero = (a <= 0.0) & ~has_la
     out[zero & (r > 0)] = np.inf  # β(0) < 1 − τ: an atom larger than τ
     live = ~zero & (ac > tau) & (r > 0)  # α < 1 − τ and β < 1 − τ
-    dead = live & (b <= 0.0)
+    dead = live & (b <= 0.0) & ~has_lb
     out[dead] = np.inf
     live &= ~dead
     if live.any():
@@ -512,10 +527,85 @@ def _point_mu(
         bp, bpc = b[live] / s, r[live] / s
         z1 = _phi_inv(apc, ap)  # Φ⁻¹(1 − α/s)
         z2 = _phi_inv(bp, bpc)  # Φ⁻¹(β/s)
+        log_s = math.log1p(-tau)
+        if la is not None and has_la[live].any():
+            use = has_la[live]
+            z1 = np.where(use, -special.ndtri_exp(np.where(use, la[live], -1.0) - log_s), z1)
+        if lb is not None and has_lb[live].any():
+            use = has_lb[live]
+            z2 = np.where(use, special.ndtri_exp(np.where(use, lb[live], -1.0) - log_s), z2)
         mu = z1 - z2
         # round up: ndtri's and the divisions' rounding, relative ~1e-15 on the z's
         out[live] = mu + 1e-12 * (1.0 + np.abs(z1) + np.abs(z2))
     return out
+
+
+def _log_lower_coords(
+    f: PiecewiseLinear, a: np.ndarray, b: np.ndarray, rel: float
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Lower bounds on log α_k and log β_k at the breakpoints whose α resp. β is below the
+    normal range, for a curve built from masses with exact given losses (``_exact_losses``,
+    within :meth:`~fdp.tradeoff.PiecewiseLinear._loss_errs`); (None, None) otherwise, NaN where
+    no bound is found.
+
+    A subnormal Q-mass keeps only a few bits (SUE at ε = 745: q² = 2.86e-324 stored as
+    4.94e-324, which moved Φ⁻¹ at the last breakpoint by log(4.94/2.86)/38.5 = 0.0146 and read
+    μ 65.5815 for the exact 65.5960), but its outcome's loss is given: q_j = p_j e^{ℓ_j} with
+    p_j normal (known to the masses' relative error ``rel``) and ℓ_j within its error e_j, so
+    log q_j ≥ log p_j + log(1 − rel) + ℓ_j − e_j (and log p_j ≥ log q_j + log(1 − rel) − ℓ_j −
+    e_j for the P side). A breakpoint is a tail sum β = Σ_{j≥k'} q_j (α = Σ_{j<k'} p_j) of the
+    masses in the curve's order; it is matched to k' by equality with the masses' own sums
+    (from_masses only drops breakpoints, never moves one below the normal range), taking the
+    shortest matching sum, which is a lower bound on any of them (all terms ≥ 0); masses in the
+    normal range enter as m(1 − rel), subnormal ones as well as m(1 − rel) − 2 TINY (their
+    absolute error, and that product's rounding), the larger of the two readings kept."""
+    masses = getattr(f, "_given_masses", None)
+    if masses is None or not getattr(f, "_exact_losses", False):
+        return None, None
+    sub_a = (a > 0.0) & (a < MIN_NORMAL)
+    sub_b = (b > 0.0) & (b < MIN_NORMAL)
+    if not (sub_a.any() or sub_b.any()):
+        return None, None
+    p, q, loss = (np.asarray(x, dtype=float) for x in masses)
+    err = np.asarray(f._loss_errs(), dtype=float)
+    if err.shape != loss.shape:
+        return None, None
+    lrel = math.log1p(-rel)
+    fin = np.isfinite(loss)
+
+    def lower(m: np.ndarray, other: np.ndarray, sgn: float) -> np.ndarray:
+        # m_j = other_j e^{sgn ℓ_j}: the linear reading and, below the normal range, the
+        # log-space one from the other side's normal mass and the given loss
+        lin = np.where(m < MIN_NORMAL, m * (1.0 - rel) - 2.0 * TINY, m * (1.0 - rel))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = np.where(lin > 0.0, np.log(np.maximum(lin, TINY)), -np.inf)
+            lo = np.log(np.where(other > 0.0, other, 1.0))
+            via = lo + lrel + sgn * np.where(fin, loss, 0.0) - err - 4.0 * _U * (
+                np.abs(lo) + np.abs(np.where(fin, loss, 0.0)) + 1.0)
+        ok = (m < MIN_NORMAL) & (other >= MIN_NORMAL) & fin
+        return np.where(ok, np.maximum(out, via), out)
+
+    lq, lp = lower(q, p, 1.0), lower(p, q, -1.0)
+    n = p.size
+    slack = 2.0 * _U * (n + 2)
+    with np.errstate(invalid="ignore"):
+        tail = np.append(np.logaddexp.accumulate(lq[::-1])[::-1], -np.inf)
+        head = np.concatenate([[-np.inf], np.logaddexp.accumulate(lp)])
+    tail = tail - slack * (np.abs(tail) + 1.0)
+    head = head - slack * (np.abs(head) + 1.0)
+    a_full = np.concatenate([[0.0], np.cumsum(p)])
+    b_full = np.concatenate([np.cumsum(q[::-1])[::-1], [0.0]])
+    la = np.full(a.shape, np.nan)
+    lb = np.full(b.shape, np.nan)
+    for k in np.flatnonzero(sub_a):
+        idx = np.flatnonzero(a_full == a[k])
+        if idx.size:
+            la[k] = head[int(idx[0])]  # (the shortest head sum)
+    for k in np.flatnonzero(sub_b):
+        idx = np.flatnonzero(b_full == b[k])
+        if idx.size:
+            lb[k] = tail[int(idx[-1])]  # (the shortest tail sum)
+    return la, lb
 
 
 class _Points:
@@ -554,6 +644,29 @@ class _Points:
         self.qc = np.maximum(np.asarray(qc, dtype=float), 0.0) * (1.0 + self._ac_rel)
         rtol = float(getattr(f, "_mass_rtol", 0.0))
         self.atom = math.nextafter(atom * (1.0 + rtol), 1.0) if atom > 0.0 and rtol > 0.0 else atom
+        # The breakpoints themselves are sums of masses known to that same relative error:
+        # mu() reads each α_k, β_k lowered by it and 1 − α_k raised (as qc above), the side
+        # where μ is larger. (Read as stored, from_masses([.5, .5], [.9, .1], mass_rtol=1e-6)
+        # gave μ = 1.2815515655 where the pair P = (.5(1 − ρ), .5(1 + ρ)), Q = (.9 + .1ρ,
+        # .1(1 − ρ)) within ρ = 1e-6 has μ* = 1.2815533887, 1.8e-6 higher.) An exact curve's
+        # coordinates below the normal range keep only an absolute precision besides: as its
+        # directed read does (PiecewiseLinear._eval_pair), each loses 2 TINY plus one TINY per
+        # subnormal mass of its side (a product that underflowed, or was raised to TINY); where
+        # that leaves 0, μ = ∞ unless the given losses bound it in log space
+        # (_log_lower_coords). A certified bound curve (an engine's lower curve) is its own
+        # breakpoints, and exact masses (_exact_masses: a user's distributions) have exact
+        # subnormal sums: only the relative reading.
+        self._rel = self._ac_rel
+        self._tiny_a = self._tiny_b = 0.0
+        self._la: np.ndarray | None = None
+        self._lb: np.ndarray | None = None
+        directed = (getattr(f, "kind", "exact") == "exact" and getattr(f, "_side", "lower")
+                    == "lower" and not getattr(f, "_bound", False))
+        if directed and not getattr(f, "_exact_masses", False):
+            mp_, mq_, _ = f._masses
+            self._tiny_a = (2.0 + float(np.count_nonzero((mp_ > 0.0) & (mp_ < MIN_NORMAL)))) * TINY
+            self._tiny_b = (2.0 + float(np.count_nonzero((mq_ > 0.0) & (mq_ < MIN_NORMAL)))) * TINY
+            self._la, self._lb = _log_lower_coords(f, a, b, self._rel)
 
     @property
     def neg_atom(self) -> float:
@@ -561,10 +674,14 @@ class _Points:
         rounded up by the complement's summation error (a τ below the exact P-atom leaves
         G_μ ⊗ f_{0,τ} > 0 = f just below α = 1 − τ: f^6 of a pair with P-mass 0.85 at −∞ read
         τ = 0.9999888203807014, under 1 − 0.14953327^6)."""
-        z = np.flatnonzero((self.b <= 0.0) & (self.a < 1.0))
+        # (a P-mass below u leaves α = 1 in float: its complement still holds it; read only
+        # where α < 1, from_eps_delta([.5, 2], [1e-30, 1e-30])'s 1e-30 at −∞ was missed, and
+        # gdp_mu of a pair with P-mass 1e-30 at −∞ and no +∞ atom came out finite)
+        z = np.flatnonzero((self.b <= 0.0) & (self.ac > 0.0))
         if not z.size:
             return 0.0
-        return min(math.nextafter(float(self.ac[z[0]]) * (1.0 + self._ac_rel), math.inf), 1.0)
+        return min(math.nextafter(float(self.ac[z[0]]) * (1.0 + self._ac_rel) + self._tiny_a,
+                                  math.inf), 1.0)
 
     def steep(self) -> np.ndarray:
         """Mask of k = 0 and the breakpoints whose left segment has slope ≤ −1 (F3), with a
@@ -585,7 +702,16 @@ class _Points:
             return math.inf
         sel = self.steep() if steep_only else np.ones(self.a.size, dtype=bool)
         r = self.qc[sel] - (tau - self.atom)
-        v = _point_mu(self.a[sel], self.ac[sel], self.b[sel], r, tau)
+        # each coordinate on its side (see __init__): α, β lowered, 1 − α raised (qc already)
+        rel = self._rel
+        a = np.maximum(self.a[sel] * (1.0 - rel) - self._tiny_a, 0.0)
+        ac = np.minimum(self.ac[sel] * (1.0 + rel) + self._tiny_a, 1.0)
+        # (α = 0 and the end α = 1 are exact)
+        ac = np.where((self.a[sel] > 0.0) & (self.ac[sel] > 0.0), ac, self.ac[sel])
+        b = np.maximum(self.b[sel] * (1.0 - rel) - self._tiny_b, 0.0)
+        la = None if self._la is None else self._la[sel]
+        lb = None if self._lb is None else self._lb[sel]
+        v = _point_mu(a, ac, b, r, tau, la, lb)
         return float(max(np.max(v), 0.0)) if v.size else 0.0
 
 
@@ -706,9 +832,13 @@ def _mixture_points(f: TradeOff) -> PiecewiseLinear | None:
     pts = _Points(base)
     b = p * pts.b + (1.0 - p) * pts.ac
     qc = p * pts.qc + (1.0 - p) * pts.a  # 1 − p q_∞ − β' = p r + (1 − p) α
+    # (its coordinates are positive combinations of the base's, each within the base's
+    # relative error: carried as the mixture's mass_rtol, which _Points reads them with;
+    # without it, the mixture at 1/2 of from_masses([.5, .5], [.9, .1], mass_rtol=1e-6) read
+    # μ = 0.5244005127 where a pair within ρ has 0.5244011908)
     return PiecewiseLinear(
         pts.a, np.minimum(b, 1.0), alpha_c=pts.ac, beta_c=np.minimum(p * pts.atom + qc, 1.0),
-        q_inf=p * pts.atom, q_cum=qc,
+        q_inf=p * pts.atom, q_cum=qc, mass_rtol=pts._ac_rel,
     )
 
 
@@ -826,6 +956,12 @@ def gdp_mu(f: TradeOff) -> float:
       every breakpoint suffices, α = 0 and α near 1 included (complements 1 − α, 1 − β are taken
       from tail sums, so the tails keep their relative precision). A +∞ loss atom (f(0) < 1) or
       P-mass at −∞ (f = 0 before α = 1) gives ``inf``: G_μ(0) = 1 and G_μ > 0 on [0, 1).
+      Each breakpoint is read on the side that makes μ larger: α and β lowered, 1 − α and
+      1 − β raised by the masses' relative error (``mass_rtol``) plus their summation's, and
+      below the normal range by the least subnormal per subnormal mass (μ = ``inf`` where that
+      leaves 0; not for a user's exact distributions, whose subnormal sums are exact), unless
+      the curve's masses come with their exact losses (the mechanisms'), which bound a
+      subnormal mass in log space from its outcome's other mass.
     - p G_m + (1 − p) Id (one Poisson-subsampled Gaussian step) and C_p(G_m) give exactly m for
       p > 0: both are ≥ G_m (1 − α ≥ G_m; C_p(f) = min{f_p, f_p⁻¹}** ≥ G_m), and for μ < m,
       δ(ε) ≥ p δ_m(ε + log(1/p)), whose log decays like −ε²/(2m²), exceeds δ_μ(ε) (log decay

@@ -64,7 +64,10 @@ def from_distributions(p: Any, q: Any) -> PiecewiseLinear:
         raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
     name = f"T(P, Q) on {_plural(p.size, 'outcome')}"
     (pn, rp), (qn, rq) = _normalized(p), _normalized(q)
-    return PiecewiseLinear.from_masses(pn, qn, name=name, mass_rtol=max(rp, rq))
+    out = PiecewiseLinear.from_masses(pn, qn, name=name, mass_rtol=max(rp, rq))
+    # (not renormalized: the given floats are the masses, exact even below the normal range)
+    out._exact_masses = rp == 0.0 and rq == 0.0
+    return out
 
 
 def _normalized(x: np.ndarray) -> tuple[np.ndarray, float]:

@@ -176,6 +176,9 @@ def _oracle(
         # log within 32u of the mechanism's loss: charged with the logarithms' own rounding.
         # (SUE at ε = 0.0026 read ε(0) = ε(1 − 3e-14) from the rounded masses alone)
         curve._loss_err = curve._loss_err + np.where(curve._loss_err > 0.0, 32.0 * _U, 0.0)
+    # (the given losses are the mechanism's exact ones: gdp_mu reads a subnormal mass from them)
+    curve._exact_losses = loss is not None
+    curve._exact_masses = False  # (rounded probabilities, not a user's exact masses)
     out = FrequencyOracle._of(curve, name, eps, {"eps": eps, **params})
     out.p, out.q = float(p), float(q)
     return out
@@ -421,6 +424,7 @@ def exponential(
         P, Q, loss=loss, loss_err=loss_err, mass_rtol=r,
         name=f"T(P, Q) on {u.size} outcome{'s' if u.size != 1 else ''}",
     )
+    curve._exact_losses = True  # (within loss_err: gdp_mu reads subnormal masses from them)
     return MechanismCurve._of(curve, "exponential", e, {"eps": e, "sensitivity": s})
 
 

@@ -570,6 +570,16 @@ class PiecewiseLinear(TradeOff):
     #: but a curve derived from the masses that reads the losses the other way (a mixture's
     #: inverse, an optimistic reading) does, so :meth:`_loss_errs` includes it
     _loss_bias = 0.0
+    #: the given losses of ``_given_masses`` are the pair's exact ones, within
+    #: :meth:`_loss_errs` (set by the constructors that know them, e.g. the mechanisms'), so a
+    #: mass below the normal range can be read in log space from its outcome's other mass:
+    #: q_j = p_j e^{ℓ_j} (:func:`fdp.clt.gdp_mu`). Not carried to derived curves
+    _exact_losses = False
+    #: the given masses are exact floats (a user's distributions, :func:`fdp.from_distributions`
+    #: without renormalizing): a subnormal one carries no absolute error, so gdp_mu reads the
+    #: breakpoints below the normal range with the sums' relative rounding only. Not carried to
+    #: derived curves
+    _exact_masses = False
     #: per-segment bounds (above, below) on the exact curve's losses where they are known
     #: from elsewhere than the breakpoints (aligned with the segments; NaN where not known):
     #: a group's losses are sums of its curve's losses (:func:`fdp.operations.group`), while
