@@ -191,9 +191,47 @@ def _envelope_masses(e: np.ndarray, d: np.ndarray) -> PiecewiseLinear:
     lam, dv, cv = lam[: stop + 1], dv[: stop + 1], cv[: stop + 1]
     src, bottom, ex = src[: stop + 1], bottom[: stop + 1], ex[: stop + 1]
 
+    def bottom_below(o: int, a: int, b: int) -> bool | None:
+        """:func:`below` for bottom lines o, a, b (o may be the zero line), or None where
+        rounding cannot decide. A bottom line e^{−ε}(1 − δ' − α) is the point
+        (s, 1 − s + s δ') with s = e^{−ε}: the parts (s, 1 − s) of three such points are
+        collinear, so a lies on or above the chord exactly when it does for the points
+        (s, s δ') (the zero line is (0, 0)): scaled by s_b, (r_ab δ'_a − r_ob δ'_o)(1 − r_ob) ≥
+        (δ'_b − r_ob δ'_o)(r_ab − r_ob). Their δ = 1 − s(1 − δ') lose every δ' below an ulp of
+        1, and the test in them dropped the bottom line of f_{1,0} against that of
+        f_{0.5,1e-30}, which meet the zero line 1e-30 apart: from_eps_delta([0.1, 0.5, 1],
+        [0.1, 1e-30, 0]) ended on the P-atom 1e-30 at −∞ for the exact segment of loss −1
+        (P-mass 2.5e-30), a curve below the truth read as its own optimistic side, whose
+        Poisson add pair's inverse read δ(1)'s lower end 7.3e-31 for the exact 0 (hunt seed
+        410344)."""
+        r_ab = math.exp(lam[a] - lam[b])
+        if np.isfinite(lam[o]):
+            r_ob = math.exp(lam[o] - lam[b])
+            one_minus = -math.expm1(lam[o] - lam[b])
+            d_ao = lam[a] - lam[o]
+            diff = r_ob * math.expm1(d_ao) if d_ao < 1.0 else r_ab - r_ob
+            d_o, span = float(src[o]), float(lam[b] - lam[o])
+        else:
+            r_ob, one_minus, diff, d_o, span = 0.0, 1.0, r_ab, 0.0, float(lam[b] - lam[a])
+        left = (r_ab * src[a] - r_ob * d_o) * one_minus
+        right = (src[b] - r_ob * d_o) * diff
+        # (each factor within (span + 4) ulps: the exps of rounded differences of λ)
+        err = 16.0 * UNIT_ROUNDOFF * (span + 4.0) * (
+            (r_ab * src[a] + r_ob * d_o) * one_minus + (src[b] + r_ob * d_o) * abs(diff))
+        if left - right > err:
+            return True
+        if left - right < -err:
+            return False
+        return None
+
     def below(o: int, a: int, b: int) -> bool:
         """Point a on or above the chord o → b (o < a < b by slope): drop it. Scaled by s_b:
         (δ_a − δ_o)(1 − r_ob) ≥ (δ_b − δ_o)(r_ab − r_ob), r_xy = s_x/s_y ≤ 1."""
+        if (bottom[o] or not np.isfinite(lam[o])) and bottom[a] and bottom[b]:
+            with np.errstate(under="ignore", over="ignore"):
+                got = bottom_below(o, a, b)
+            if got is not None:
+                return got
         # (1 − r_ob and r_ab − r_ob = r_ob (e^{λ_a − λ_o} − 1) by expm1: from two exps both
         # near 1 they kept no digit where the slopes differ by ~1e-16, and a vertex of the hull
         # was dropped — from_eps_delta([4e-17, 6e-17, 1], [1e-140, 1e-70, 0]) read δ(1e-10) =
