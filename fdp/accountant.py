@@ -385,10 +385,16 @@ def _pl_spec(curve: PiecewiseLinear, with_inverse: bool) -> dict[str, Any]:
         spec["twin_ok"] = False
         if curve._twin_build is not None:  # (its optimistic reading: the lower ends)
             spec["twin"] = _pl_spec(curve._twin_lower(), with_inverse=False)
-    if with_inverse and (curve._inverse_build is not None or (
-            not curve._twin_ok and curve._inverse_of is not None)):
+    if curve._self_inverse:
+        # (its own inverse, min{f, f⁻¹}** or C_p(f): rebuilt from its masses, the inverse of a
+        # reloaded curve whose masses have no optimistic reading had none either, and the
+        # lower ends of its brackets were its conservative values; helper-63)
+        spec["self_inverse"] = True
+    elif with_inverse and (curve._inverse_build is not None or not curve._twin_ok):
         # (a reloaded product has no builder but its inverse is linked: without this a second
-        # round trip read its inverse from the raised losses negated, ε 6.5e-16 relative low)
+        # round trip read its inverse from the raised losses negated, ε 6.5e-16 relative low;
+        # a curve whose masses have no optimistic reading writes its inverse, with that
+        # inverse's twin, whether built yet or not)
         spec["inverse"] = _pl_spec(curve.inverse(), with_inverse=False)
     return spec
 
@@ -433,6 +439,8 @@ def curve_from_spec(spec: dict[str, Any]) -> TradeOff:
         )
         if "loss_bias" in spec:
             out._loss_bias = float(spec["loss_bias"])
+        if spec.get("self_inverse") is True:
+            out._self_inverse = True
         if spec.get("twin_ok") is False:
             out._twin_ok = False
         if isinstance(spec.get("twin"), dict):
