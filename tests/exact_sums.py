@@ -143,3 +143,37 @@ def mp_group_points(pts: list[tuple[Any, Any]], k: int) -> list[tuple[Any, Any]]
 def mp_points_delta(pts: list[tuple[Any, Any]], eps: Any) -> Any:
     """δ(ε) = max over breakpoints of 1 − β − e^ε α (and 0) of a convex curve (theory §3)."""
     return max([mp.mpf(0)] + [1 - b - mp.exp(eps) * a for a, b in pts])
+
+
+def mp_exponential_pair(u: list[float], v: list[float], eps: float) -> tuple[list[Any], list[Any]]:
+    """The exponential mechanism's (P, Q) masses on utilities u, u' (sensitivity 1), exactly:
+    exp(ε u_i / 2) / Σ_j exp(ε u_j / 2) (McSherry & Talwar 2007)."""
+    wp = [mp.exp(mp.mpf(eps) * mp.mpf(x) / 2) for x in u]
+    wq = [mp.exp(mp.mpf(eps) * mp.mpf(x) / 2) for x in v]
+    return [w / mp.fsum(wp) for w in wp], [w / mp.fsum(wq) for w in wq]
+
+
+def mp_symmetrized(pts: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """Breakpoints of min{f, f⁻¹}** (the lower convex hull of f's and f⁻¹'s breakpoints)."""
+    return mp_breakpoints(*mp_hull_pair(pts + [(b, a) for a, b in pts]))
+
+
+def mp_kink_losses(pts: list[tuple[Any, Any]], rel: float = 1e-13) -> list[float]:
+    """The exact kinks' losses (the slopes' logs) as floats, with neighbours ``rel`` away."""
+    out: set[float] = set()
+    for (a0, b0), (a1, b1) in zip(pts[:-1], pts[1:], strict=True):
+        if a1 > a0 and b0 > b1:
+            x = float(mp.log((b0 - b1) / (a1 - a0)))
+            out |= {x, x - rel * (abs(x) + 1.0), x + rel * (abs(x) + 1.0)}
+    return sorted(out)
+
+
+def assert_delta_brackets(name: str, curve: Any, pts: list[tuple[Any, Any]], at: list[float],
+                          slack: Any = 0) -> None:
+    """Each ε in ``at``: the curve's δ bracket holds the exact δ of the points (within the
+    reference's own rounding ``slack``), lower end ≤ exact ≤ upper end."""
+    for e in at:
+        ref = mp_points_delta(pts, mp.mpf(e))
+        lo, hi = curve.delta_bracket(e)
+        assert mp.mpf(lo) <= ref + slack, (name, e, lo, float(ref))
+        assert mp.mpf(hi) >= ref - slack, (name, e, hi, float(ref))

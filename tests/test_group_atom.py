@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import mpmath as mp
 import pytest
-from exact_sums import mp_breakpoints, mp_group_points, mp_joint, mp_points_delta
+from exact_sums import (
+    mp_breakpoints,
+    mp_exponential_pair,
+    mp_group_points,
+    mp_joint,
+    mp_points_delta,
+)
 
 import fdp
 
@@ -72,10 +78,7 @@ def test_group_inverse_exponential_mechanism() -> None:
     mechanism's masses exp(εu_i/2)/Σ (McSherry & Talwar 2007) at 60 digits."""
     u, v, eps = [-1.0, 0.0, -20.0, 0.0], [-2.0, 1.0, -19.0, 0.0], 5.0
     with mp.workdps(60):
-        wp = [mp.exp(mp.mpf(eps) * mp.mpf(x) / 2) for x in u]
-        wq = [mp.exp(mp.mpf(eps) * mp.mpf(x) / 2) for x in v]
-        pm = [w / mp.fsum(wp) for w in wp]
-        qm = [w / mp.fsum(wq) for w in wq]
+        pm, qm = mp_exponential_pair(u, v, eps)
         base = fdp.mechanisms.exponential(u, v, eps)
         for k in (2, 3):
             exact = mp_group_points(mp_breakpoints(pm, qm), k)
