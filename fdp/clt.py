@@ -41,7 +41,7 @@ from ._numerics import (
 )
 from .families import EpsDelta, Gaussian, Identity, Laplace
 from .numeric import Approximation, Bracketed
-from .tradeoff import Inverse, PiecewiseLinear, TradeOff
+from .tradeoff import Inverse, PiecewiseLinear, TradeOff, _log_cumsum
 
 if TYPE_CHECKING:  # imported lazily at run time (operations and composition import this module)
     from .composition import DeltaMix
@@ -587,12 +587,16 @@ def _log_lower_coords(
 
     lq, lp = lower(q, p, 1.0), lower(p, q, -1.0)
     n = p.size
-    slack = 2.0 * _U * (n + 2)
-    with np.errstate(invalid="ignore"):
-        tail = np.append(np.logaddexp.accumulate(lq[::-1])[::-1], -np.inf)
-        head = np.concatenate([[-np.inf], np.logaddexp.accumulate(lp)])
-    tail = tail - slack * (np.abs(tail) + 1.0)
-    head = head - slack * (np.abs(head) + 1.0)
+
+    def lowered(x: np.ndarray) -> np.ndarray:
+        # the running log-sums of x, lowered by their charged rounding: u·(|result| + k) and
+        # 2u·mag (:func:`fdp.tradeoff._log_cumsum`), with k ≤ n
+        got, mag = _log_cumsum(x)
+        with np.errstate(invalid="ignore"):
+            return got - _U * (np.abs(got) + n) - 2.0 * _U * mag
+
+    tail = np.append(lowered(lq[::-1])[::-1], -np.inf)
+    head = np.concatenate([[-np.inf], lowered(lp)])
     a_full = np.concatenate([[0.0], np.cumsum(p)])
     b_full = np.concatenate([np.cumsum(q[::-1])[::-1], [0.0]])
     la = np.full(a.shape, np.nan)
