@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import mpmath as mp
 import pytest
-from exact_sums import mp_breakpoints, mp_group_points, mp_points_delta
+from exact_sums import mp_breakpoints, mp_group_points, mp_hull_pair, mp_points_delta
 
 import fdp
 
@@ -25,10 +25,10 @@ DPS = 200
 SLACK = mp.mpf(10) ** -170
 
 
-def _mp_envelope(eps: list[float], delta: list[float]) -> list[tuple[mp.mpf, mp.mpf]]:
-    """Breakpoints of sup_i f_{ε_i,δ_i} (DRS Prop 2.12), exactly: the upper envelope of the
+def _mp_envelope_pair(eps: list[float], delta: list[float]) -> tuple[list[mp.mpf], list[mp.mpf]]:
+    """The pair (P, Q) of sup_i f_{ε_i,δ_i} (DRS Prop 2.12), exactly: the upper envelope of the
     lines 1 − δ_i − e^{ε_i} α, e^{−ε_i}(1 − δ_i − α) and 0, evaluated at all their pairwise
-    intersections, then its lower convex hull."""
+    intersections, then its lower convex hull's pair (exact_sums.mp_hull_pair)."""
     lines = [(mp.mpf(0), mp.mpf(0))]  # (intercept c, slope s): β = c − s α
     for e, d in zip(eps, delta, strict=True):
         e, d = mp.mpf(e), mp.mpf(d)
@@ -40,24 +40,7 @@ def _mp_envelope(eps: list[float], delta: list[float]) -> list[tuple[mp.mpf, mp.
                 x = (c1 - c2) / (s1 - s2)
                 if 0 < x < 1:
                     xs.add(x)
-    pts = [(x, max(c - s * x for c, s in lines)) for x in sorted(xs)]
-    hull: list[tuple[mp.mpf, mp.mpf]] = []
-    for pt in pts:
-        while len(hull) >= 2 and ((hull[-1][0] - hull[-2][0]) * (pt[1] - hull[-2][1])
-                                  - (hull[-1][1] - hull[-2][1]) * (pt[0] - hull[-2][0])) <= 0:
-            hull.pop()
-        hull.append(pt)
-    return hull
-
-
-def _masses(pts: list[tuple[mp.mpf, mp.mpf]]) -> tuple[list[mp.mpf], list[mp.mpf]]:
-    """The pair (P, Q) of the curve through the breakpoints ``pts`` (α increasing from 0 to 1):
-    the +∞ atom 1 − f(0), then each segment's α and β differences."""
-    pm, qm = [mp.mpf(0)], [1 - pts[0][1]]
-    for (a0, b0), (a1, b1) in zip(pts[:-1], pts[1:], strict=True):
-        pm.append(a1 - a0)
-        qm.append(b0 - b1)
-    return pm, qm
+    return mp_hull_pair([(x, max(c - s * x for c, s in lines)) for x in sorted(xs)])
 
 
 def _exact(eps: list[float], delta: list[float], rate: float, direction: str,
@@ -65,7 +48,7 @@ def _exact(eps: list[float], delta: list[float], rate: float, direction: str,
     """Breakpoints of group(poisson_subsample(from_eps_delta(eps, delta), rate).<direction>, k),
     exactly: the add pair T(P, (1 − r)P + rQ), the remove pair T((1 − r)Q + rP, Q) (theory §7;
     1 − r in mpmath), and the group's kinks (DRS Thm 2.14)."""
-    pm, qm = _masses(_mp_envelope(eps, delta))
+    pm, qm = _mp_envelope_pair(eps, delta)
     r = mp.mpf(rate)
     if direction == "add":
         pair = (pm, [(1 - r) * a + r * b for a, b in zip(pm, qm, strict=True)])
@@ -162,7 +145,7 @@ def test_envelope_bottom_lines(eps: list[float], delta: list[float]) -> None:
     f = fdp.from_eps_delta(eps, delta)
     p, q, loss = f._masses
     with mp.workdps(DPS):
-        pm, qm = _masses(_mp_envelope(eps, delta))
+        pm, qm = _mp_envelope_pair(eps, delta)
         ex = [(a, b) for a, b in zip(pm, qm, strict=True) if a > 0]
         # the exact curve has no P-mass at −∞ (its last line has a positive slope)
         assert all(b > 0 for _, b in ex)
